@@ -1,0 +1,20 @@
+"""agentlab_magics: IPython magics, a teaching runtime and an nbgrader course for an agent loop.
+
+Importing the package is cheap: the magics, widgets and checker load only when asked for.
+"""
+
+__version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython):  # pragma: no cover - exercised through IPython
+    """`%load_ext agentlab_magics`: register the magics on this shell (idempotent)."""
+    from agentlab_magics.magics import register
+
+    register(ipython)
+
+
+def unload_ipython_extension(ipython):  # pragma: no cover - exercised through IPython
+    """`%unload_ext agentlab_magics`: remove what loading registered."""
+    from agentlab_magics.magics import unregister
+
+    unregister(ipython)
