@@ -57,3 +57,35 @@ def test_cell_prints_what_the_page_prints(name):
     code, expected = page_cell(*CELLS[name])
     printed = run_cell(code, {"harness": harness, "lab": lab})
     assert unbilled(printed) == unbilled(expected)
+
+
+def test_the_test_lab_cell_prints_what_the_page_prints():
+    """The "your script against both loops" cell, with the reference my_test.py as `harness`.
+
+    The assert message is the student's own sentence, so only that line may be worded apart.
+    """
+    import ast
+    import asyncio
+
+    from agentlab_magics.checking.student import load
+    from agentlab_magics.course import find_lab
+    from agentlab_magics.reference import loops
+
+    code, expected = page_cell(504, "reference: 2 model call(s)", "Build two")
+    solution = load(find_lab("checkpoint-a-test").reference, "my_test.py", "my_test")
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    compiled = compile(code, "<seed cell>", "exec", flags=flags)
+    saved = {name: sys.modules.get(name) for name in ("harness", "lab", "loops")}
+    sys.modules.update({"harness": solution, "lab": lab, "loops": loops})
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            result = eval(compiled, {"__name__": "__seed__"})
+            if result is not None:
+                asyncio.run(result)
+    finally:
+        for name, module in saved.items():
+            sys.modules.pop(name, None) if module is None else sys.modules.__setitem__(name, module)
+    worded = re.compile(r"(your check failed it:) .*")
+    assert [worded.sub(r"\1 …", line) for line in out.getvalue().rstrip().splitlines()] == [
+        worded.sub(r"\1 …", line) for line in expected.splitlines()]

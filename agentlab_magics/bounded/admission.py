@@ -1,0 +1,151 @@
+"""Admission of the next model attempt: the call count is checked first, then cost exposure.
+
+An attempt is refused when the used attempts have reached the maximum, otherwise when the
+money already charged plus the next attempt's estimate would exceed the budget. Reaching the
+budget exactly is allowed. The same rule serves the loop (``decide_admission``) and the
+variable-cost transfer task (``transfer_check``); only the vocabulary differs.
+
+The case tables are data, importable by checkers: ``VISIBLE_CASES`` and ``TRANSFER_CASES``
+are the ones the learner sees; the ``INSTRUCTOR_*`` tables are boundary cases held back.
+"""
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+CALL = "CALL"
+
+
+class _Exposure(BaseModel):
+    """Validated counters for one admission question; input dictionaries are only read."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    calls: NonNegativeInt
+    max_calls: NonNegativeInt
+    spent: NonNegativeInt
+    next_cost: NonNegativeInt
+    budget: NonNegativeInt
+
+    def refusal(self) -> str | None:
+        """'calls' when no attempt is left, else 'cost' if the estimate would overrun, else None."""
+        if self.calls >= self.max_calls:
+            return "calls"
+        if self.spent + self.next_cost > self.budget:
+            return "cost"
+        return None
+
+
+class _LoopExposure(_Exposure):
+    """The loop's spelling of the same counters: the used attempts arrive as ``used_calls``."""
+
+    calls: NonNegativeInt = Field(alias="used_calls")
+
+
+def decide_admission(case: dict[str, Any]) -> str:
+    """CALL, MODEL_CALL_LIMIT or MODEL_COST_LIMIT for the loop's counters (used_calls, ...)."""
+    exposure = _LoopExposure.model_validate(case)
+    return {None: CALL, "calls": "MODEL_CALL_LIMIT", "cost": "MODEL_COST_LIMIT"}[exposure.refusal()]
+
+
+def transfer_check(state: dict[str, Any]) -> str:
+    """CALL, CALL_LIMIT or COST_LIMIT for keys calls, max_calls, spent, next_cost, budget."""
+    exposure = _Exposure.model_validate(state)
+    return {None: CALL, "calls": "CALL_LIMIT", "cost": "COST_LIMIT"}[exposure.refusal()]
+
+
+# (case, expected) rows for decide_admission, exactly as the learner sees them.
+VISIBLE_CASES = [
+    ({"used_calls": 0, "max_calls": 3, "spent": 0, "next_cost": 2, "budget": 6}, "CALL"),
+    (
+        {"used_calls": 3, "max_calls": 3, "spent": 0, "next_cost": 0, "budget": 6},
+        "MODEL_CALL_LIMIT",
+    ),
+    (
+        {"used_calls": 1, "max_calls": 3, "spent": 5, "next_cost": 2, "budget": 6},
+        "MODEL_COST_LIMIT",
+    ),
+    ({"used_calls": 1, "max_calls": 3, "spent": 4, "next_cost": 2, "budget": 6}, "CALL"),
+]
+
+# (label, positional arguments, expected) rows for transfer_check, exactly as the learner sees them.
+TRANSFER_CASES = [
+    ("exact fit", [{"calls": 1, "max_calls": 3, "spent": 4, "next_cost": 3, "budget": 7}], "CALL"),
+    (
+        "next attempt too costly",
+        [{"calls": 1, "max_calls": 3, "spent": 4, "next_cost": 4, "budget": 7}],
+        "COST_LIMIT",
+    ),
+    (
+        "two exhausted limits",
+        [{"calls": 3, "max_calls": 3, "spent": 7, "next_cost": 1, "budget": 7}],
+        "CALL_LIMIT",
+    ),
+    (
+        "zero allowed attempts",
+        [{"calls": 0, "max_calls": 0, "spent": 0, "next_cost": 0, "budget": 0}],
+        "CALL_LIMIT",
+    ),
+]
+
+# Held-back boundary cases in the VISIBLE_CASES shape; each expectation was worked by hand.
+INSTRUCTOR_ADMISSION_CASES = [
+    ({"used_calls": 2, "max_calls": 5, "spent": 6, "next_cost": 4, "budget": 10}, "CALL"),
+    (
+        {"used_calls": 2, "max_calls": 5, "spent": 7, "next_cost": 4, "budget": 10},
+        "MODEL_COST_LIMIT",
+    ),
+    ({"used_calls": 0, "max_calls": 1, "spent": 0, "next_cost": 0, "budget": 0}, "CALL"),
+    (
+        {"used_calls": 0, "max_calls": 1, "spent": 0, "next_cost": 1, "budget": 0},
+        "MODEL_COST_LIMIT",
+    ),
+    (
+        {"used_calls": 0, "max_calls": 0, "spent": 0, "next_cost": 0, "budget": 9},
+        "MODEL_CALL_LIMIT",
+    ),
+    (
+        {"used_calls": 4, "max_calls": 4, "spent": 9, "next_cost": 5, "budget": 9},
+        "MODEL_CALL_LIMIT",
+    ),
+    ({"used_calls": 4, "max_calls": 5, "spent": 9, "next_cost": 0, "budget": 9}, "CALL"),
+]
+
+# Held-back boundary cases in the TRANSFER_CASES shape; the estimate varies between rows.
+INSTRUCTOR_TRANSFER_CASES = [
+    (
+        "large estimate lands exactly on the budget",
+        [{"calls": 2, "max_calls": 6, "spent": 11, "next_cost": 9, "budget": 20}],
+        "CALL",
+    ),
+    (
+        "one cent over",
+        [{"calls": 2, "max_calls": 6, "spent": 12, "next_cost": 9, "budget": 20}],
+        "COST_LIMIT",
+    ),
+    (
+        "zero budget, free attempt",
+        [{"calls": 0, "max_calls": 2, "spent": 0, "next_cost": 0, "budget": 0}],
+        "CALL",
+    ),
+    (
+        "zero budget, paid attempt",
+        [{"calls": 0, "max_calls": 2, "spent": 0, "next_cost": 1, "budget": 0}],
+        "COST_LIMIT",
+    ),
+    (
+        "zero attempts with money left",
+        [{"calls": 0, "max_calls": 0, "spent": 0, "next_cost": 1, "budget": 50}],
+        "CALL_LIMIT",
+    ),
+    (
+        "both limits exhausted",
+        [{"calls": 5, "max_calls": 5, "spent": 30, "next_cost": 8, "budget": 30}],
+        "CALL_LIMIT",
+    ),
+    (
+        "last attempt, last cents",
+        [{"calls": 4, "max_calls": 5, "spent": 25, "next_cost": 5, "budget": 30}],
+        "CALL",
+    ),
+]

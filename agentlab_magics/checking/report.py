@@ -1,0 +1,52 @@
+"""The result of checking a harness against a lab: one object, rendered as text, HTML or a widget."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Outcome = Literal["passed", "failed", "error", "timeout"]
+
+
+class TestOutcome(BaseModel):
+    """How one test went: the sentence the student reads, and what went wrong if anything."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    sentence: str
+    outcome: Outcome
+    message: str = ""
+    record: list[Any] | None = None
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+class CheckReport(BaseModel):
+    """Every test of one lab, in the lab's order; `problem` is set when no test could run."""
+
+    lab_id: str
+    title: str
+    outcomes: list[TestOutcome] = Field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def passed(self) -> int:
+        return sum(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def total(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.problem is None and self.total > 0 and self.passed == self.total
+
+    def summary(self) -> str:
+        if self.problem:
+            return f"{self.title}: not checked. {self.problem}"
+        return f"{self.title}: {self.passed} of {self.total} tests passed"

@@ -1,0 +1,116 @@
+"""Lesson files cut from the reference: each lab's starter and reference are made, not stored.
+
+A piece is one top-level definition (with the comment lines right above it) taken from
+the reference harness or from an early version of a name. A lesson file is its pieces in
+the harness's region order; a starter is the same file with the lab's names left as gaps.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.resources
+from dataclasses import dataclass
+from functools import cache
+
+REGIONS = ("1 messages", "2 tools", "3 loop")
+REGION_NOTES = {
+    "1 messages": "A conversation is a list of dicts, each tagged with the role that spoke.",
+    "2 tools": ("A tool is a dict: name, description and parameters are what the model is "
+                "told about;\n# execute(arguments) -> str is the function only this program runs."),
+    "3 loop": "The code that talks to the model. The model remembers nothing between calls.",
+}
+GAP_OPEN, GAP_CLOSE = "# --- your code ---", "# --- end ---"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One definition's source text, the region it belongs to and its call signature."""
+
+    name: str
+    region: str
+    source: str
+    signature: str
+
+
+def _read(module: str) -> str:
+    package, _, name = module.rpartition(".")
+    return importlib.resources.files(package).joinpath(f"{name}.py").read_text(encoding="utf-8")
+
+
+@cache
+def pieces(module: str = "agentlab_magics.reference.harness", region: str | None = None
+           ) -> dict[str, Piece]:
+    """The top-level definitions of `module`, by name, in file order.
+
+    The region is read from the module's `# == N name ==` headers unless given.
+    """
+    text = _read(module)
+    lines = text.splitlines()
+    found: dict[str, Piece] = {}
+    for node in ast.parse(text).body:
+        names = _defined(node)
+        if not names:
+            continue
+        start = node.lineno - 1
+        if hasattr(node, "decorator_list") and node.decorator_list:
+            start = node.decorator_list[0].lineno - 1
+        while start > 0 and lines[start - 1].startswith("#") and not lines[start - 1].startswith("# =="):
+            start -= 1
+        source = "\n".join(lines[start:node.end_lineno])
+        home = region or _region_at(lines, node.lineno)
+        for name in names:
+            found[name] = Piece(name, home, source, _signature(node, name))
+    return found
+
+
+def _defined(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [] if node.name.startswith("_") else [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def _region_at(lines: list[str], lineno: int) -> str:
+    headers = [line[5:-3] for line in lines[:lineno] if line.startswith("# == ")]
+    return headers[-1] if headers else REGIONS[0]
+
+
+def _signature(node: ast.stmt, name: str) -> str:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return f"{name}({ast.unparse(node.args)})"
+    return name
+
+
+@cache
+def helpers() -> dict[str, str]:
+    """Private helpers of the reference (like `_fit`), which travel with the names that use them."""
+    text = _read("agentlab_magics.reference.harness")
+    lines = text.splitlines()
+    return {node.name: "\n".join(lines[node.lineno - 1:node.end_lineno])
+            for node in ast.parse(text).body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("_")}
+
+
+def lesson_file(title: str, contents: list[Piece], gaps: set[str], note: str = "") -> str:
+    """A harness file holding `contents` in region order, with the names in `gaps` left empty.
+
+    A private helper of the reference goes in once, right before the first piece that uses it.
+    """
+    doc = f"{title}.\n\n{note}\n" if note else f"{title}."
+    parts, emitted = [f'"""harness.py: {doc}"""'], set()
+    for region in REGIONS:
+        here = [piece for piece in contents if piece.region == region]
+        if not here:
+            continue
+        parts.append(f"# == {region} ==\n# {REGION_NOTES[region]}")
+        for piece in here:
+            if piece.name in gaps:
+                parts.append(f"{GAP_OPEN}\n# {piece.signature}\n{GAP_CLOSE}")
+                continue
+            for name, source in helpers().items():
+                if f"{name}(" in piece.source and name not in emitted:
+                    emitted.add(name)
+                    parts.append(source)
+            parts.append(piece.source)
+    return "\n\n\n".join(parts) + "\n"

@@ -1,0 +1,68 @@
+"""Checkpoint A, the test you write: a script and a check that part the two loops."""
+
+from agentlab_magics import lab
+from agentlab_magics.course.labtests.kit import settle
+from agentlab_magics.reference import loops
+
+PROMPT = "Find the port."
+
+
+def read_tool():
+    """One read tool that always answers with the same config file."""
+    return {"name": "read", "description": "Read a text file and return its contents.",
+            "parameters": {"type": "object", "required": ["path"],
+                           "properties": {"path": {"type": "string"}}},
+            "execute": lambda arguments: "PORT = 9090\n"}
+
+
+def run_with(harness, loop, record=None):
+    """(model, messages, final) of `loop` playing the student's script, cut off at twelve calls."""
+    steps = settle(harness.script())
+    model, messages = lab.ScriptedModel(list(steps), max_calls=12), []
+    if record is not None:
+        record(messages)
+    final = settle(loop(model, "You are a careful debugger.", messages, [read_tool()], PROMPT))
+    return model, messages, final
+
+
+def check_fails(harness, run):
+    """The AssertionError the student's check raises on `run`, or None if it passes."""
+    try:
+        settle(harness.check(*run))
+    except AssertionError as exc:
+        return exc
+    return None
+
+
+def test_the_reference_loop_finishes_the_script(harness, record):
+    """script() is a non-empty list of steps that lesson 5's loop runs to the end, with no cut-off."""
+    steps = settle(harness.script())
+    assert isinstance(steps, list) and steps, (
+        f"script() returned {steps!r}: it must return a non-empty list of steps, one per model call.")
+    model, messages, final = run_with(harness, loops.reference, record)
+    assert not model.cut_off and final.get("stop_reason") != "error", (
+        f"The reference loop did not finish your script: it made {len(model.calls)} model call(s) "
+        f"and ended on {lab.show([final])}. Give the model a last step that answers.")
+
+
+def test_the_check_passes_the_reference_loop(harness, record):
+    """The loop that reads the reply's content is handed to your check, and your check passes it."""
+    failure = check_fails(harness, run_with(harness, loops.reference, record))
+    assert failure is None, f"Your check failed the reference loop, which is correct: {failure}"
+
+
+def test_the_check_fails_the_buggy_loop(harness, record):
+    """The loop that believes the reply's label is handed to your check, and your check fails it."""
+    model, messages, final = run_with(harness, loops.buggy, record)
+    assert check_fails(harness, (model, messages, final)) is not None, (
+        f"Your check passed the buggy loop, which left {lab.shape(messages)!r}. Your script needs "
+        "a reply whose label and content disagree, and your check must notice what that left.")
+
+
+def test_the_failure_says_what_happened(harness):
+    """When your check fails, it says what the loop did and what it should have done."""
+    failure = check_fails(harness, run_with(harness, loops.buggy))
+    assert failure is not None, "Your check does not fail the buggy loop yet, so it says nothing."
+    assert str(failure).strip(), (
+        "Your check fails the buggy loop without a message. Add one to the assert: what the "
+        "model asked for, what the loop left, and what you expected.")

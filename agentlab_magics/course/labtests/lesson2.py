@@ -1,0 +1,92 @@
+"""Lesson 2, tool calls and results: reading the calls out of a reply, describing the tools."""
+
+import copy
+import json
+
+from agentlab_magics import lab
+from agentlab_magics.course.labtests.kit import failing_tool, files_tool
+
+A_CALL = lab.call("read", {"path": "a.py"}, id="c1")
+B_CALL = lab.call("grep", {"pattern": "PORT", "path": "b.py"}, id="c2")
+
+
+def two_call_reply():
+    return lab.reply(lab.text("Let me look at both files."), copy.deepcopy(A_CALL),
+                     lab.text("And the other one."), copy.deepcopy(B_CALL))
+
+
+def two_tools():
+    return [files_tool({"a.py": "A = 1\n"}), failing_tool("grep", "grep is broken today")]
+
+
+def test_tool_calls_in_the_order_the_reply_made_them(harness):
+    """tool_calls gives the reply's toolCall blocks, whole and in order, and none of its text."""
+    calls = harness.tool_calls(two_call_reply())
+    assert calls == [A_CALL, B_CALL], (
+        f"tool_calls gave {calls!r} for a reply holding text, a call to read (c1), more text "
+        "and a call to grep (c2); expected the two toolCall blocks, c1 then c2, exactly as "
+        "the reply holds them.")
+
+
+def test_tool_calls_of_a_text_only_reply_is_empty(harness):
+    """A reply that only talks asks for nothing: tool_calls gives an empty list."""
+    calls = harness.tool_calls(lab.say("The port is 9090."))
+    assert calls == [], (
+        f"tool_calls gave {calls!r} for a reply holding only text; expected [], "
+        "an empty list: there is nothing to run.")
+
+
+def test_tool_calls_leaves_the_reply_unchanged(harness):
+    """Reading the calls out of a reply leaves the reply as it was: it stays on the record."""
+    message = two_call_reply()
+    harness.tool_calls(message)
+    assert message == two_call_reply(), (
+        f"After tool_calls the reply is {lab.show([message])}; expected it unchanged, "
+        f"{lab.show([two_call_reply()])}: the reply is part of the record, and every later "
+        "request sends it again.")
+
+
+def test_every_call_tool_calls_lists_can_be_answered(harness):
+    """Answering each call tool_calls lists, in its order, makes a list the strict model accepts."""
+    reply = two_call_reply()
+    messages = [lab.user("Where is PORT set?"), reply]
+    for call in harness.tool_calls(reply):
+        assert isinstance(call, dict) and call.get("type") == "toolCall", (
+            f"tool_calls listed {call!r}, which is not a toolCall block: only the calls are "
+            "answered with results, never the text.")
+        messages.append(lab.tool_result(call, "(its output)"))
+    complaints = lab.validate(messages)
+    assert complaints == [], (
+        f"One result per call from tool_calls, in its order, gave {lab.shape(messages)!r}, "
+        f"and the strict model says: {complaints[0] if complaints else ''}. Expected "
+        "'U A[c1,c2] R(c1) R(c2)': every call listed once, in the order the reply made them.")
+
+
+def test_tool_specs_are_name_description_and_parameters(harness):
+    """tool_specs describes each tool, in order, by its name, description and parameters only."""
+    tools = two_tools()
+    specs = harness.tool_specs(tools)
+    expected = [{"name": tool["name"], "description": tool["description"],
+                 "parameters": tool["parameters"]} for tool in tools]
+    assert specs == expected, (
+        f"tool_specs gave {specs!r}; expected {expected!r}: one dict per tool, in the same "
+        "order, holding name, description and parameters and nothing else.")
+    try:
+        json.dumps(specs)
+    except TypeError as exc:
+        raise AssertionError(
+            f"The specs cannot be sent as JSON ({exc}): the execute function must stay here, "
+            "in this program; the model only ever reads a description of the tool.") from None
+
+
+def test_tool_specs_leaves_the_tools_unchanged(harness):
+    """Describing the tools does not change them: each still has its execute function afterwards."""
+    tools = two_tools()
+    functions = [tool["execute"] for tool in tools]
+    before = [sorted(tool) for tool in tools]
+    harness.tool_specs(tools)
+    after = [sorted(tool) for tool in tools]
+    assert after == before and [tool.get("execute") for tool in tools] == functions, (
+        f"After tool_specs the tools have the keys {after}; expected {before}, unchanged: "
+        "the same tools are described again on the next call, and run when the model asks.")
+

@@ -1,0 +1,127 @@
+"""Lesson 5, failures and limits: error_message, max_turns, and the record versus the request."""
+
+import copy
+
+from agentlab_magics import lab
+from agentlab_magics.course.labtests.kit import SYSTEM, files_tool, run, said, shapes
+
+CONFIG = {"config.py": "PORT = 9090\n"}
+READ = lab.call("read", {"path": "config.py"})
+
+
+def test_error_message_shape(harness):
+    """error_message(text) is an assistant message with no content, labelled "error", the text in error_message."""
+    made = harness.error_message("503 overloaded")
+    expected = {"role": "assistant", "content": [], "stop_reason": "error",
+                "error_message": "503 overloaded"}
+    assert made == expected, f"error_message('503 overloaded') gave {made!r}; expected {expected!r}."
+
+
+def test_max_turns_one_against_a_stuck_model(harness, record):
+    """max_turns=1 against a stuck model: one model call, its call answered, then an in-band stop."""
+    model, messages, final = run(harness, [lab.stuck(READ)], tools=[files_tool(CONFIG)],
+                                 record=record, max_turns=1)
+    assert (len(model.calls), lab.shape(messages)) == (1, "U A[c1] R(c1) A(error)"), (
+        f"With max_turns=1 the run made {said(model, messages)}; expected one model call, "
+        "its result, then an error reply that costs no call.")
+    assert final.get("error_message") == "Agent stopped after max_turns=1", (
+        f"The run ended on {lab.show([final])}; expected the error 'Agent stopped after max_turns=1'.")
+
+
+def test_max_turns_counts_each_run_afresh(harness, record):
+    """max_turns=3 allows exactly three model calls in every run, however long the list already is."""
+    model = lab.ScriptedModel([lab.stuck(READ)], max_calls=30)
+    messages = record([])
+    counts = []
+    for prompt in ("Find the port.", "Try again.", "Once more."):
+        before = len(model.calls)
+        harness.run_agent(model, SYSTEM, messages, [files_tool(CONFIG)], prompt, max_turns=3)
+        counts.append(len(model.calls) - before)
+    assert counts == [3, 3, 3], (
+        f"Three runs with max_turns=3 made {counts} model calls: count the turns of this run, "
+        "not the messages already on the list.")
+
+
+def test_max_turns_none_is_no_limit(harness, record):
+    """max_turns=None means no limit: twelve requests in a row are served, and a limit of 20 changes nothing."""
+    steps = [lab.reply(READ) for _ in range(12)] + [lab.say("The port is 9090.")]
+    shapes_seen = []
+    for limit in (None, 20):
+        model, messages, _ = run(harness, list(steps), tools=[files_tool(CONFIG)],
+                                 record=record, max_turns=limit)
+        shapes_seen.append(lab.shape(messages))
+        assert len(model.calls) == 13, (
+            f"With max_turns={limit} the run made {said(model, messages)}; all 13 calls should "
+            "be served.")
+    assert shapes_seen[0] == shapes_seen[1], "max_turns=20 changed a run that needs only 13 turns."
+
+
+def test_the_view_is_made_again_every_call(harness, record):
+    """The request is worked out again for every model call: the model sees the result it just asked for."""
+    def answer_from_result(request):
+        result = request.last_result
+        return lab.say(result["content"].strip() if result else "I was shown no result.")
+
+    model, messages, final = run(harness, [lab.reply(READ), answer_from_result],
+                                 tools=[files_tool(CONFIG)], record=record)
+    assert shapes(model) == ["U", "U A[c1] R(c1)"] and harness.text_of(final) == "PORT = 9090", (
+        f"The requests were {shapes(model)} and the run ended on {lab.show([final])}: build the "
+        "request from the record before every model call, not once before the loop.")
+
+
+def test_a_503_is_written_down_not_raised(harness, record):
+    """The provider answers 503: the failed reply goes on the record and the run ends without raising."""
+    model, messages, final = run(harness, [lab.fail("503 overloaded")], record=record)
+    assert lab.shape(messages) == "U A(error)" and final == messages[-1] == lab.fail("503 overloaded"), (
+        f"After a 503 the run made {said(model, messages)} and returned {final!r}; expected the "
+        "failed reply on the record and returned.")
+
+
+def test_try_again_after_a_503(harness, record):
+    """After a 503 the user says "try again": the failed reply stays on the record and is not sent."""
+    model, messages, _ = run(harness, [lab.fail("503 overloaded"), lab.say("The port is 9090.")],
+                             record=record)
+    final = harness.run_agent(model, SYSTEM, messages, [], "try again")
+    assert lab.shape(messages) == "U A(error) U A", (
+        f"The record is {lab.shape(messages)!r}; the failed reply must stay on it. "
+        f"The second run ended on {lab.show([final])}.")
+    assert shapes(model)[1] == "U U", (
+        f"The second request was {shapes(model)[1]!r}: an empty failed reply must be left out "
+        "of what is sent, or the strict provider refuses it.")
+
+
+def test_a_failed_reply_with_text_is_sent(harness, record):
+    """A reply that failed after producing text is sent back to the model like any other message."""
+    model, messages, _ = run(harness, [lab.fail("stream cut", "The port is"),
+                                       lab.say("The port is 9090.")], record=record)
+    harness.run_agent(model, SYSTEM, messages, [], "Go on.")
+    assert shapes(model)[1] == "U A(error) U", (
+        f"The second request was {shapes(model)[1]!r}: a failed reply that said something is "
+        "part of the conversation, so it is sent.")
+
+
+def test_context_for_model_drops_only_empty_failures(harness):
+    """context_for_model drops assistant messages that failed and are empty, keeps the rest, and never edits the record."""
+    c1 = lab.call("read", {"path": "config.py"}, id="c1")
+    messages = [lab.user("a"), lab.fail("503"), lab.user("b"), lab.reply(c1),
+                lab.tool_result(c1, "PORT = 9090\n"), lab.fail("cut", "partial"),
+                lab.user("c"), lab.say("done")]
+    before = copy.deepcopy(messages)
+    view = harness.context_for_model(messages)
+    assert messages == before, "context_for_model changed the record it was given."
+    assert view is not messages, "context_for_model returned the record itself, not a new list."
+    assert lab.shape(view) == "U U A[c1] R(c1) A(error) U A", (
+        f"The view is {lab.shape(view)!r}; expected every message except the empty failed reply.")
+
+
+def test_a_run_stopped_by_max_turns_can_go_on(harness, record):
+    """A run stopped by max_turns leaves a list the next prompt is accepted on, and the model recovers."""
+    def recover(request):
+        return lab.say("The port is 9090.") if request.user_text == "Stop reading." else lab.reply(READ)
+
+    model, messages, _ = run(harness, [lab.forever(recover)], tools=[files_tool(CONFIG)],
+                             record=record, max_turns=2)
+    final = harness.run_agent(model, SYSTEM, messages, [files_tool(CONFIG)], "Stop reading.")
+    assert final == lab.say("The port is 9090."), (
+        f"After a run cut off by max_turns, the next prompt ended on {lab.show([final])}; "
+        f"the record is {lab.shape(messages)!r}.")

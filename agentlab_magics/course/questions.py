@@ -1,0 +1,193 @@
+"""Diagnosis questions as data: commit an answer first, then read why each option is right or wrong.
+
+A choice question has options, each with the reason it is right or wrong; an open question
+takes the student's own words and then shows the answer and the common answers it beats.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+
+class Option(BaseModel):
+    text: str
+    correct: bool = False
+    why: str
+
+
+class Question(BaseModel):
+    """One question of one lab; `answer` is the full explanation shown once an answer is in."""
+
+    id: str
+    lab: str
+    kind: Literal["choice", "open"]
+    prompt: str
+    options: list[Option] = []
+    hint: str = ""
+    answer: str
+    source: str = ""
+
+    def option(self, choice: str) -> Option | None:
+        """The option a committed answer names: its letter (A, B, …) or its number from 1."""
+        key = choice.strip().upper()
+        letters = {chr(ord("A") + n): o for n, o in enumerate(self.options)}
+        numbers = {str(n + 1): o for n, o in enumerate(self.options)}
+        return letters.get(key) or numbers.get(key)
+
+
+def _choice(id: str, prompt: str, options: list[tuple[str, bool, str]], answer: str,
+            source: str) -> Question:
+    return Question(id=id, lab="checkpoint-a", kind="choice", prompt=prompt, answer=answer,
+                    source=source, options=[Option(text=t, correct=c, why=w) for t, c, w in options])
+
+
+CHECKPOINT_A = [
+    _choice(
+        "a1-skipped-call",
+        "A teammate's loop logs a warning and skips any call to a tool it does not know. The "
+        "model misspells read as raed. What happens to the run?",
+        [("The model sees that its call went unanswered and asks again with the right name.",
+          False, "The model never gets to look: the provider checks the list's shape before the "
+          "model reads anything, and a call without a result fails that check."),
+         ("The run ends normally; the warning tells a developer the tool list is wrong.", False,
+          "The warning reaches a log the model cannot read, and the model is the one who made "
+          "the typo and could fix it."),
+         ("The next request is refused because a call has no result, and every later request "
+          "on that list is refused too.", True,
+          "The unanswered call stays on the record for good, so the session cannot recover.")],
+        "The strict provider answers 400 invalid_request: messages[1]: toolCall c1 has no "
+        "toolResult. Your run_tool answers an unknown tool with an error result, Tool raed not "
+        "found; the model reads it, retries, and the job takes three model calls. Skipping a "
+        "call does not undo it: it leaves a call with no result (lesson 4).",
+        "Tau answers an unknown tool with an error result rather than dropping the call."),
+    _choice(
+        "a2-silent-cut",
+        "Someone's agent answered that big.log has no `def target`, though line 2,400 has one. "
+        "Nothing raised and no result was an error. Their read tool is yours minus the last "
+        "line of its result. What is missing?",
+        [("Nothing: the model should have guessed a 5,000-line log does not end where it was cut.",
+          False, "The text it received ends on an ordinary log line; nothing in it says there "
+          "is more."),
+         ("The truncation notice: the result stopped at the budget without saying so.", True,
+          "With one line saying where it stopped and where to carry on, the model pages on by "
+          "itself."),
+         ("The budget is too small; raise it until the file fits.", False,
+          "That fixes this file and not the next, and every byte let through is paid for again "
+          "on every later turn. The silence is the bug, not the budget.")],
+        "Both tools cut at line 1,785. Yours ends its result with [Showing lines 1-1785 of "
+        "5000. Use offset=1786 to continue.], the model asks for the next page and finds line "
+        "2,400. A tool that reports what it left out gets paging for free (lesson 6).",
+        "Tau's read tool ends a cut result with the total line count and the offset to resume."),
+    _choice(
+        "a3-only-what-is-new",
+        "A chat sends only the messages that are new since the last call, to save tokens. The "
+        "user says 'My name is Ada.', then asks 'What is my name?'. The model is lab.forgetful(). "
+        "What comes back?",
+        [("'Your name is Ada.': the same model was told on the first call.", False,
+          "Nothing on the provider's side ties two requests together; each is answered from "
+          "what it contains."),
+         ("'Your name is Ada.', cheaply, because the provider caches the first message.", False,
+          "A cache discounts text you send again; it does not stand in for text you leave out."),
+         ("'I don't know your name.', and the saving is real.", True,
+          "Each request held one message; the full list sat in their process, unread.")],
+        "Their requests were U and U; yours were U and U A U. The tokens they saved were the "
+        "conversation itself: the whole list goes out on every call, which is the only reason "
+        "the second answer can be right (lesson 1).",
+        "Tau rebuilds the list it sends from the session's messages on every call."),
+    _choice(
+        "a4-jumbled-order",
+        "One reply asked for read(a.py) as c1 and read(b.py) as c2. Which order of the four "
+        "messages will a strict provider accept?",
+        [("user, result c1, result c2, reply", False,
+          "A result in front of the call it answers is refused: it has no call before it."),
+         ("user, reply, result c2, result c1", False,
+          "Every result is there and every id is right, and it is still refused: results must "
+          "follow the reply in the order it made the calls."),
+         ("user, reply, result c1, result c2", True,
+          "Each result right after the reply, in call order.")],
+        "Results go after the reply that asked for them, in the order it asked. The ids tell "
+        "you which result is which once the order is kept; they do not excuse breaking it "
+        "(lessons 2 and 4).",
+        "Tau keeps a function whose job is to put every result beside its call before sending."),
+    _choice(
+        "a5-outage",
+        "After a one-minute outage, every prompt in one session fails with a 400, two days "
+        "later; new sessions work. Their loop is yours, one function short. What is happening?",
+        [("The provider remembers the failed request and blocks that conversation.", False,
+          "The provider does not know requests belong together; a new session works because "
+          "it is shorter, not because it is new."),
+         ("The empty failed reply is on their record and is sent with every request.", True,
+          "Providers refuse an assistant turn with nothing in it, and nothing stands between "
+          "their record and their request."),
+         ("The record is corrupt: delete the failed message and carry on.", False,
+          "That works and destroys the only trace of what happened. Edit the request, which is "
+          "computed, not the record.")],
+        "400 invalid_request: messages[1]: assistant message has empty content. The missing "
+        "function is context_for_model: the record keeps the failed reply because it happened, "
+        "and the request is computed from the record without it (lesson 5).",
+        "Tau computes each request from the record and leaves empty failed turns out of it."),
+    _choice(
+        "a6-copied-list",
+        "A loop starts with messages = list(messages), to protect the caller's list. After a "
+        "first run, the caller passes the same list with a second question. How many messages "
+        "does the second run's first request carry?",
+        [("One: the new prompt alone.", True,
+          "The caller's list stayed empty, so every run starts from nothing."),
+         ("Five: the first run's four messages and the new prompt.", False,
+          "That is what your loop sends. Theirs appended everything to its own copy, which was "
+          "thrown away when the run returned."),
+         ("Three: the first prompt, the answer and the new prompt.", False,
+          "No part of the first run reached the caller's list.")],
+        "The caller's list is what a run produces; the return value is a convenience. The copy "
+        "protected the caller from the conversation itself, so the second run reads the file "
+        "again and pays for it again (lesson 3).",
+        "Tau's loop appends to the list it is handed, and its tests check that same list."),
+    Question(
+        id="a7-in-common", lab="checkpoint-a", kind="open",
+        prompt="Three of the six ended with a list a provider would not read: the skipped call, "
+        "the jumbled transcript and the outage. Name the two rules they broke, and say which one "
+        "your harness keeps by never being able to break it, and which by computing something.",
+        hint="One rule is about what must sit next to what; the other is about two lists that "
+        "are easy to mistake for one.",
+        answer="First: every call gets exactly one result, right after its reply, in call order. "
+        "The skipped call wrote no result, the jumbled transcript moved them. Your loop cannot "
+        "break it: it hands every call to run_tool, which always returns one result, and "
+        "appends them in order. Second: the record (what happened) and the request (what is "
+        "sent) are different lists. The outage left an honest record and nothing computed a "
+        "request from it; your context_for_model builds the request before every call and "
+        "leaves the empty failed reply out. Common answers that miss: 'never let a run crash' "
+        "(two of the three never crashed); 'check the transcript before each request and fix "
+        "it' (a check can find a missing result, only the loop could have written it); 'drop "
+        "from the record whatever the provider rejects' (the one edit you may not make: the "
+        "record is the account of what happened; edit the request instead)."),
+    Question(
+        id="a8-own-words", lab="checkpoint-a", kind="open",
+        prompt="In a sentence or two: what makes a script on which a correct loop and a nearly "
+        "correct one part company, and why would 'a model that reads a file and answers' not do?",
+        hint="Run your script through both loops in your head, then an ordinary three-file job.",
+        answer="A test separates two implementations only on an input where they behave "
+        "differently. The two loops ask different questions of a reply (its content, its "
+        "label), so the script needs a reply where the answers differ: a call under a label "
+        "that says stop, or a toolUse label over no call. An ordinary job never produces one, "
+        "so both loops run it identically. Common answers that miss: 'more steps' (length is "
+        "not discrimination); 'make the buggy loop crash' (it does not crash, it returns a "
+        "record one message short, which is why the check looks at the record); 'any script "
+        "with a tool call' (both loops run honest calls the same way)."),
+]
+
+QUESTIONS: dict[str, list[Question]] = {"checkpoint-a": CHECKPOINT_A}
+
+
+def questions_for(lab_id: str) -> list[Question]:
+    return QUESTIONS.get(lab_id, [])
+
+
+def find_question(question_id: str) -> Question:
+    for questions in QUESTIONS.values():
+        for question in questions:
+            if question.id == question_id:
+                return question
+    known = ", ".join(q.id for qs in QUESTIONS.values() for q in qs)
+    raise LookupError(f"There is no question called {question_id!r}. The questions are: {known}.")

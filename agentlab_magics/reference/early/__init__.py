@@ -1,0 +1,1 @@
+"""Early versions of names the harness later revises, each as it stands in one lesson."""

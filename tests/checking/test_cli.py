@@ -1,0 +1,51 @@
+"""`agentlab check`, `labs`, `starter`, `solution`: output and exit codes."""
+
+import json
+import subprocess
+import sys
+
+from agentlab_magics.course import find_lab
+
+
+def agentlab(*args):
+    return subprocess.run([sys.executable, "-m", "agentlab_magics", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_passes_the_reference_and_exits_0(tmp_path):
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("lesson6").reference)
+    done = agentlab("check", "lesson6", "--harness", str(path))
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("tests passed") and all(line.startswith("✓") for line in lines[1:])
+
+
+def test_check_of_the_starter_exits_1_with_indented_messages(tmp_path):
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("checkpoint-a").starter)
+    done = agentlab("check", "checkpoint-a", "--harness", str(path))
+    assert done.returncode == 1
+    assert "✗ " in done.stdout and "    run_agent is not written yet" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_json_is_the_check_report(tmp_path):
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("lesson5").reference)
+    done = agentlab("check", "6", "--harness", str(path), "--json")
+    report = json.loads(done.stdout)
+    assert report["lab_id"] == "lesson6" and report["outcomes"]
+    assert set(report["outcomes"][0]) >= {"sentence", "outcome", "message", "duration"}
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert agentlab("check", "lesson99", "--harness", "x.py").returncode == 2
+    assert agentlab("check", "lesson1").returncode == 2
+    assert agentlab("check", "lesson1", "--harness", "x.py", "--timeout", "0").returncode == 2
+
+
+def test_labs_lists_every_lab_and_starter_prints_gaps():
+    listed = agentlab("labs").stdout
+    assert all(lab in listed for lab in ("lesson1", "lesson6", "checkpoint-a-test"))
+    assert "# --- your code ---" in agentlab("starter", "checkpoint-a").stdout

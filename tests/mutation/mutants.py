@@ -1,0 +1,276 @@
+"""Plausible wrong harnesses: each is a lab's reference with one edit a student might make.
+
+Every mutant must fail at least one test of its lab; the references must pass every test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """`old` replaced by `new` (exactly once) in the reference of `lab`."""
+
+    name: str
+    lab: str
+    old: str
+    new: str
+
+    def apply(self, reference: str) -> str:
+        assert reference.count(self.old) == 1, f"{self.name}: {self.old!r} is not in {self.lab} once"
+        return reference.replace(self.old, self.new)
+
+
+MUTANTS: list[Mutant] = [
+    # lesson 3: the loop
+    Mutant("the loop believes the label", "lesson3",
+           "        calls = tool_calls(reply)\n        if not calls:",
+           "        calls = tool_calls(reply)\n        if reply[\"stop_reason\"] != \"toolUse\":"),
+    Mutant("one turn only, like chat", "lesson3",
+           "    while True:\n", "    for _ in range(1):\n"),
+    Mutant("a loop with a turn limit of its own", "lesson3",
+           "    while True:\n", "    for _ in range(10):\n"),
+    Mutant("the copied list", "lesson3",
+           "    messages.append(user_message(prompt))\n    while True:",
+           "    messages = list(messages)\n    messages.append(user_message(prompt))\n    while True:"),
+    Mutant("the chat that sends only what is new", "lesson3",
+           "reply = model.complete(system, messages, tool_specs(tools))",
+           "reply = model.complete(system, messages[-1:], tool_specs(tools))"),
+    Mutant("the reversed results", "lesson3",
+           "        for call in calls:\n", "        for call in reversed(calls):\n"),
+    Mutant("only the first call is answered", "lesson3",
+           "        for call in calls:\n", "        for call in calls[:1]:\n"),
+    Mutant("returns the words, not the reply", "lesson3",
+           "        if not calls:\n            return reply",
+           "        if not calls:\n            return text_of(reply)"),
+    Mutant("the final reply is not kept", "lesson3",
+           "        messages.append(reply)\n        calls = tool_calls(reply)\n        if not calls:\n            return reply",
+           "        calls = tool_calls(reply)\n        if not calls:\n            return reply\n        messages.append(reply)"),
+    Mutant("no system prompt", "lesson3",
+           "reply = model.complete(system, messages,", "reply = model.complete(\"\", messages,"),
+]
+
+# unit ch03-a: admission (the seed's own list of wrong answers)
+MUTANTS += [
+    Mutant(">= for > at the money boundary", "ch03-a",
+           'case["spent"] + case["next_cost"] > case["budget"]',
+           'case["spent"] + case["next_cost"] >= case["budget"]'),
+    Mutant("cost checked before calls", "ch03-a",
+           '''    if case["used_calls"] >= case["max_calls"]:
+        return "MODEL_CALL_LIMIT"
+    if case["spent"] + case["next_cost"] > case["budget"]:
+        return "MODEL_COST_LIMIT"''',
+           '''    if case["spent"] + case["next_cost"] > case["budget"]:
+        return "MODEL_COST_LIMIT"
+    if case["used_calls"] >= case["max_calls"]:
+        return "MODEL_CALL_LIMIT"'''),
+    Mutant("a constant answer", "ch03-a",
+           '    if case["used_calls"] >= case["max_calls"]:\n        return "MODEL_CALL_LIMIT"\n',
+           '    return "CALL"\n'),
+    Mutant("mutates its input", "ch03-a",
+           '    if case["used_calls"] >= case["max_calls"]:',
+           '    case["used_calls"] += 0 if case.pop("budget", None) is None else 0\n'
+           '    case["budget"] = case.get("budget", 10**9)\n'
+           '    if case["used_calls"] >= case["max_calls"]:'),
+    Mutant("transfer: >= at the boundary", "ch03-a-transfer",
+           'state["spent"] + state["next_cost"] > state["budget"]',
+           'state["spent"] + state["next_cost"] >= state["budget"]'),
+    Mutant("transfer: ignores the varying estimate", "ch03-a-transfer",
+           'state["spent"] + state["next_cost"] > state["budget"]',
+           'state["spent"] + 2 > state["budget"]'),
+    Mutant("transfer: the starter's constant", "ch03-a-transfer",
+           '    if state["calls"] >= state["max_calls"]:\n        return "CALL_LIMIT"\n',
+           '    return "CALL"\n'),
+]
+
+# lesson 1: the conversation is a list (user_message, text_of, chat)
+MUTANTS += [
+    Mutant("the chat that sends only the new message", "lesson1",
+           "    reply = model.complete(system, messages, [])",
+           "    reply = model.complete(system, messages[-1:], [])"),
+    Mutant("the chat that does not keep the reply", "lesson1",
+           "    messages.append(reply)\n    return reply", "    return reply"),
+    Mutant("the chat that works on a copy", "lesson1",
+           "    messages.append(user_message(text))\n",
+           "    messages = messages + [user_message(text)]\n"),
+    Mutant("the chat that returns the words", "lesson1",
+           "    messages.append(reply)\n    return reply",
+           "    messages.append(reply)\n    return text_of(reply)"),
+    Mutant("the chat with no system prompt", "lesson1",
+           "model.complete(system, messages, [])", "model.complete(\"\", messages, [])"),
+    Mutant("the chat that sends its own system prompt", "lesson1",
+           "model.complete(system, messages, [])", "model.complete(SYSTEM, messages, [])"),
+    Mutant("text_of that includes the call names", "lesson1",
+           '"".join(block["text"] for block in message["content"] if block["type"] == "text")',
+           '"".join(block.get("text") or block.get("name", "") for block in message["content"])'),
+    Mutant("text_of that reads only the first block", "lesson1",
+           '"".join(block["text"] for block in message["content"] if block["type"] == "text")',
+           'message["content"][0].get("text", "")'),
+    Mutant("text_of that puts spaces between blocks", "lesson1",
+           '"".join(block["text"] for block in message["content"] if block["type"] == "text")',
+           '" ".join(block["text"] for block in message["content"] if block["type"] == "text")'),
+    Mutant("user_message with content blocks", "lesson1",
+           'return {"role": "user", "content": text}',
+           'return {"role": "user", "content": [{"type": "text", "text": text}]}'),
+]
+
+# lesson 2: tool calls and results (tool_calls, tool_specs)
+MUTANTS += [
+    Mutant("tool_specs that leaks execute", "lesson2",
+           '[{key: tool[key] for key in ("name", "description", "parameters")} for tool in tools]',
+           "[dict(tool) for tool in tools]"),
+    Mutant("tool_specs that takes execute off the tools", "lesson2",
+           '    return [{key: tool[key] for key in ("name", "description", "parameters")} '
+           'for tool in tools]',
+           '    for tool in tools:\n        tool.pop("execute", None)\n    return tools'),
+    Mutant("tool_specs without the parameters", "lesson2",
+           '("name", "description", "parameters")', '("name", "description")'),
+    Mutant("tool_specs in reverse", "lesson2",
+           "for tool in tools]", "for tool in reversed(tools)]"),
+    Mutant("tool_calls that returns text blocks too", "lesson2",
+           '[block for block in message["content"] if block["type"] == "toolCall"]',
+           'list(message["content"])'),
+    Mutant("tool_calls in reverse", "lesson2",
+           '[block for block in message["content"] if block["type"] == "toolCall"]',
+           '[block for block in reversed(message["content"]) if block["type"] == "toolCall"]'),
+    Mutant("tool_calls that gives the first call only", "lesson2",
+           '[block for block in message["content"] if block["type"] == "toolCall"]',
+           '[block for block in message["content"] if block["type"] == "toolCall"][:1]'),
+    Mutant("tool_calls that takes the calls out of the reply", "lesson2",
+           '    return [block for block in message["content"] if block["type"] == "toolCall"]',
+           '    calls = [block for block in message["content"] if block["type"] == "toolCall"]\n'
+           '    message["content"] = [b for b in message["content"] if b["type"] != "toolCall"]\n'
+           '    return calls'),
+    Mutant("tool_calls that gives None for a text-only reply", "lesson2",
+           '    return [block for block in message["content"] if block["type"] == "toolCall"]',
+           '    return [block for block in message["content"] if block["type"] == "toolCall"]'
+           ' or None'),
+]
+
+# lesson 4: one call in, one result out (str_arg, int_arg, run_tool)
+MUTANTS += [
+    Mutant("str_arg that accepts anything present", "lesson4",
+           "    if isinstance(value, str):\n        return value",
+           "    if value is not None:\n        return value"),
+    Mutant("str_arg that turns anything into a string", "lesson4",
+           '    if isinstance(value, str):\n        return value\n'
+           '    raise ValueError(f"{name} must be a string")',
+           '    if value is None:\n        raise ValueError(f"{name} must be a string")\n'
+           '    return str(value)'),
+    Mutant("str_arg that refuses the empty string", "lesson4",
+           "    if isinstance(value, str):\n        return value",
+           "    if isinstance(value, str) and value:\n        return value"),
+    Mutant("str_arg with its own wording", "lesson4",
+           'raise ValueError(f"{name} must be a string")',
+           'raise ValueError(f"{name} is not a string")'),
+    Mutant("int_arg that rejects None", "lesson4",
+           "    if value is None:\n        return default",
+           "    if name not in arguments:\n        return default"),
+    Mutant("int_arg that treats 0 as missing", "lesson4",
+           "    if value is None:\n        return default",
+           "    if not value:\n        return default"),
+    Mutant("int_arg that converts what it is given", "lesson4",
+           '    if isinstance(value, int):\n        return value\n'
+           '    raise ValueError(f"{name} must be an integer")',
+           '    try:\n        return int(value)\n    except (TypeError, ValueError):\n'
+           '        raise ValueError(f"{name} must be an integer")'),
+    Mutant("run_tool that raises on an unknown tool", "lesson4",
+           "        content = f\"Tool {call['name']} not found\"",
+           "        raise KeyError(f\"Tool {call['name']} not found\")"),
+    Mutant("run_tool that lets most exceptions out", "lesson4",
+           "        except Exception as exc:", "        except ValueError as exc:"),
+    Mutant("run_tool that reports the exception's repr", "lesson4",
+           "            content = str(exc)", "            content = repr(exc)"),
+    Mutant("run_tool that never flags an error", "lesson4",
+           "    is_error = True\n", "    is_error = False\n"),
+    Mutant("run_tool that answers with the tool's name as id", "lesson4",
+           '"tool_call_id": call["id"]', '"tool_call_id": call["name"]'),
+    Mutant("run_tool that always runs the first tool", "lesson4",
+           '    tool = {tool["name"]: tool for tool in tools}.get(call["name"])',
+           '    tool = tools[0] if any(t["name"] == call["name"] for t in tools) else None'),
+    Mutant("run_tool with a message of its own for unknown tools", "lesson4",
+           "content = f\"Tool {call['name']} not found\"",
+           "content = f\"Unknown tool: {call['name']}\""),
+]
+
+# lesson 6: the firehose (truncate_head, truncate_tail, make_read_tool, make_write_tool,
+# make_bash_tool)
+MUTANTS += [
+    Mutant("the budget in characters, not bytes", "lesson6",
+           'used += len(line.encode("utf-8"))', "used += len(line)"),
+    Mutant("a line that ends on the budget is dropped", "lesson6",
+           "if count == max_lines or used > max_bytes:",
+           "if count == max_lines or used >= max_bytes:"),
+    Mutant("the first line is always kept", "lesson6",
+           "if count == max_lines or used > max_bytes:",
+           "if count == max_lines or (used > max_bytes and count > 0):"),
+    Mutant("truncate_head ignores the line budget", "lesson6",
+           "if count == max_lines or used > max_bytes:", "if used > max_bytes:"),
+    Mutant("one line over the line budget", "lesson6",
+           "if count == max_lines or used > max_bytes:",
+           "if count > max_lines or used > max_bytes:"),
+    Mutant("truncate_head that cuts mid-line", "lesson6",
+           '    return "".join(lines[:shown]), shown',
+           '    kept = "".join(lines[:max_lines]).encode("utf-8")[:max_bytes]\n'
+           '    return kept.decode("utf-8", "ignore"), shown'),
+    Mutant("truncate_tail that keeps the head", "lesson6",
+           '    return "".join(lines[len(lines) - shown:]), shown',
+           '    return "".join(lines[:shown]), shown'),
+    Mutant("the quiet read", "lesson6",
+           '        if last < len(lines):\n'
+           '            kept += (f"[Showing lines {offset}-{last} of {len(lines)}. "\n'
+           '                     f"Use offset={last + 1} to continue.]")\n',
+           ""),
+    Mutant("a notice even when the whole file was shown", "lesson6",
+           "        if last < len(lines):\n", "        if last <= len(lines):\n"),
+    Mutant("the notice points at the last line shown", "lesson6",
+           "Use offset={last + 1} to continue.", "Use offset={last} to continue."),
+    Mutant("the notice counts from line 1", "lesson6",
+           'kept += (f"[Showing lines {offset}-{last}', 'kept += (f"[Showing lines 1-{last}'),
+    Mutant("the read tool ignores limit", "lesson6",
+           "        end = len(lines) if limit is None else offset - 1 + limit",
+           "        end = len(lines)"),
+    Mutant("the read tool ignores offset", "lesson6",
+           "        wanted = lines[offset - 1:end]", "        wanted = lines[:end]"),
+    Mutant("the over-budget line always offers a skip", "lesson6",
+           'to skip it." if offset < len(lines) else ""', 'to skip it."'),
+    Mutant("the over-budget line gets the ordinary notice", "lesson6",
+           "        if wanted and shown == 0:", "        if False:"),
+    Mutant("an offset past the end reads nothing", "lesson6",
+           "        if offset > max(len(lines), 1):", "        if False:"),
+    Mutant("offset 0 is allowed", "lesson6",
+           "        if offset < 1 or (limit is not None and limit < 1):", "        if False:"),
+    Mutant("a missing file names no others", "lesson6",
+           "f\"File not found: {path}. Files here: {', '.join(ws.listdir('.'))}\")",
+           "f\"File not found: {path}\")"),
+    Mutant("the read tool reads any path it is given", "lesson6",
+           '        path = str_arg(arguments, "path")\n        offset',
+           '        path = str(arguments.get("path"))\n        offset'),
+    Mutant("the write tool appends", "lesson6",
+           "        ws.write_text(path, content)",
+           "        ws.write_text(path, (ws.read_text(path) if ws.exists(path) else \"\") + content)"),
+    Mutant("the write tool writes whatever it is given", "lesson6",
+           '        content = str_arg(arguments, "content")',
+           '        content = str(arguments.get("content"))'),
+    Mutant("the bash tool keeps the head", "lesson6",
+           "output, shown = truncate_tail(output, max_lines, max_bytes)",
+           "output, shown = truncate_head(output, max_lines, max_bytes)"),
+    Mutant("the bash tool drops the exit code", "lesson6",
+           '        if code != 0:\n            output += f"\\nCommand exited with code {code}"\n',
+           ""),
+    Mutant("the bash tool raises on a failing command", "lesson6",
+           '            output += f"\\nCommand exited with code {code}"',
+           '            raise RuntimeError(f"{output}\\nCommand exited with code {code}")'),
+    Mutant("the bash tool reports exit code 0 too", "lesson6",
+           "        if code != 0:\n", "        if True:\n"),
+    Mutant("the bash tool cuts without saying so", "lesson6",
+           "        if shown < total:\n", "        if False:\n"),
+    Mutant("the bash notice counts what it kept", "lesson6",
+           "[Showing the last {shown} of {total} lines.",
+           "[Showing the last {shown} of {shown} lines."),
+    Mutant("the read tool called read_file", "lesson6",
+           '        "name": "read",', '        "name": "read_file",'),
+    Mutant("the read tool without a limit parameter", "lesson6",
+           '                "limit": {"type": "integer", "description": "How many lines."},\n', ""),
+]
