@@ -77,7 +77,8 @@ def syntax_sentence(exc: SyntaxError, source: str) -> str:
     """A syntax error as a sentence: which line, what Python said, and the line itself."""
     line = (exc.text or _line(source, exc.lineno)).rstrip("\n")
     pointer = " " * max((exc.offset or 1) - 1 - (len(line) - len(line.lstrip())), 0) + "^"
-    return (f"Line {exc.lineno} of {Path(exc.filename or 'your code').name} is not valid Python "
+    name = Path(exc.filename or "your code").name.strip("<>")
+    return (f"Line {exc.lineno} of {name} is not valid Python "
             f"({exc.msg}):\n    {line.strip()}\n    {pointer}")
 
 

@@ -1,0 +1,76 @@
+"""What the magics do, as plain functions: check a cell or the notebook's names, keep progress.
+
+The magics only parse their line and display what these return.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from agentlab_magics.checking import CheckReport, run
+from agentlab_magics.checking.student import CodeProblem, course_imports, load, register
+from agentlab_magics.course import find_lab
+from agentlab_magics.course.questions import questions_for
+from agentlab_magics.progress import ProgressStore
+
+CELL = "<your cell>"
+
+
+def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float = 10.0,
+               store: ProgressStore | None = None) -> CheckReport:
+    """Run `source` as the lab's module (importable afterwards, its names in `namespace`),
+    check it, and record the outcome in the progress store."""
+    lab = find_lab(lab_id)
+    try:
+        module = load(source, CELL, lab.module)
+    except CodeProblem as exc:
+        return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
+    register(module)
+    namespace.update({name: value for name, value in vars(module).items()
+                      if not name.startswith("__")})
+    return _checked(lab.id, module, timeout, store)
+
+
+def check_names(lab_id: str, namespace: dict, *, timeout: float = 10.0,
+                store: ProgressStore | None = None) -> CheckReport:
+    """Check the names the notebook has already defined, as if they were the lab's module."""
+    lab = find_lab(lab_id)
+    course_imports()
+    module = types.ModuleType(lab.module)
+    module.__dict__.update({name: value for name, value in namespace.items()
+                            if not name.startswith("_")})
+    return _checked(lab.id, module, timeout, store)
+
+
+def _checked(lab_id: str, module: types.ModuleType, timeout: float,
+             store: ProgressStore | None) -> CheckReport:
+    report = run(lab_id, module, timeout=timeout)
+    if report.problem is None:
+        store = store or ProgressStore()
+        store.checked(lab_id, [o.name for o in report.outcomes if o.passed], report.all_passed)
+    return report
+
+
+def open_solution(lab_id: str, store: ProgressStore | None = None) -> str:
+    """The lab's reference, on request; the map will say "built with help" from now on."""
+    lab = find_lab(lab_id)
+    (store or ProgressStore()).solution_opened(lab.id)
+    return lab.reference
+
+
+def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
+    """One row per lab: questions committed, tests passed, and the state word."""
+    from agentlab_magics.course import labs
+
+    store = store or ProgressStore()
+    rows = []
+    for lab in labs().values():
+        record = store.lab(lab.id)
+        question_ids = [q.id for q in questions_for(lab.id)]
+        rows.append({"lab": lab.id, "title": lab.title,
+                     "questions": f"{sum(q in record.questions for q in question_ids)} of "
+                                  f"{len(question_ids)}",
+                     "tests": len(record.tests_passed), "passed": record.passed,
+                     "state": record.state(question_ids)})
+    return rows

@@ -1,0 +1,338 @@
+"""What a transcript view draws, computed in Python: one plain JSON-able dict per list of messages.
+
+Every rule check and the record-vs-request comparison happen here, so they are testable without
+a browser; the HTML, text and widget renderings only draw this dict. Building it never raises on
+a malformed message: what cannot be read becomes a row that says what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import reprlib
+from typing import Any
+
+from agentlab_magics.lab.model import Request
+from agentlab_magics.lab.rules import shape_problem, validate
+from agentlab_magics.lab.views import shape
+from agentlab_magics.reference.harness import context_for_model
+
+VIEWS = ("record", "request")
+BUDGET = 800_000        # characters of message text per transcript, shared out between messages
+MAX_CAP = 4_000         # characters of text sent for one message, however short the transcript
+MIN_CAP = 80            # characters of text sent for one message, however long the transcript
+HEAD_LINES = 40         # first lines of a long text that are sent
+PREVIEW_LINES = 6       # of those, the lines shown before "more"
+NOTICE_LINES = 2        # a truncation notice is at most this many last lines
+NAME_CAP = 80           # characters of an id, a tool name or a stop reason
+NOTICE_CAP = 200        # characters of a truncation notice, which is always kept in view
+STRING_CAP = 120        # characters of any one string inside the raw JSON of a message
+DEPTH_CAP = 12          # nesting shown in the raw JSON of a message
+
+LEFT_OUT = "left out of the request by context_for_model"
+EMPTY_FAILED_NOTE = ("An empty failed reply is fine on a record, which keeps what happened, but a "
+                     "request holding it would be refused; context_for_model leaves it out.")
+
+_PREFIX = re.compile(r"messages\[(\d+)\]: (.*)", re.DOTALL)
+_REPR = reprlib.Repr()  # a bounded repr of whatever is not a string where one was expected
+_REPR.maxstring = _REPR.maxother = STRING_CAP
+
+
+def transcript_data(source: Any, *, view: str = "record") -> dict[str, Any]:
+    """The transcript of `source` (a list of messages, or a lab Request) as one JSON-able dict.
+
+    Every complaint a strict provider would make about the list sent as is sits on the row it
+    names; each row also says whether the request context_for_model computes from the list
+    would carry it, and what that request would be refused for. A Request is shown as the
+    request it was: every message in it, judged as sent.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"view must be 'record' or 'request', got {view!r}")
+    is_request = isinstance(source, Request)
+    messages = messages_of(source)
+    data: dict[str, Any] = {"kind": "transcript", "view": "request" if is_request else view,
+                            "source": "request" if is_request else "record",
+                            "left_out_label": LEFT_OUT}
+    if not isinstance(messages, list):
+        problem = validate(messages)[0]
+        return {**data, "problem": problem, "verdict": f"Nothing to draw: {problem}.",
+                "accepted": False, "shape": "", "counts": _counts([], {}), "summary": "",
+                "rows": []}
+    problems = [shape_problem(message) for message in messages]
+    kept = [True] * len(messages) if is_request else _kept(messages, problems)
+    request_rows = [index for index, keep in enumerate(kept) if keep]
+    as_is = _placed(validate(messages))
+    in_request = as_is if is_request else _placed(
+        validate([messages[index] for index in request_rows]), request_rows)
+    cap = max(MIN_CAP, min(MAX_CAP, BUDGET // max(len(messages), 1)))
+    rows = [_row(index, message, problems[index], cap) for index, message in enumerate(messages)]
+    _link_calls(rows)
+    for row, keep, problem in zip(rows, kept, problems):
+        if not keep:
+            row["in_request"] = False
+        complaints = _complaints(as_is.get(row["index"], []), in_request.get(row["index"], []),
+                                 problem)
+        if complaints:
+            row["complaints"] = complaints
+    counts = _counts(rows, as_is)
+    data.update(shape=shape(messages), counts=counts, summary=_summary(counts),
+                accepted=not as_is, verdict=_verdict(is_request, as_is), rows=rows)
+    if not is_request:
+        request = [messages[index] for index in request_rows]
+        data["request_shape"] = shape(request)
+        data["request_accepted"] = not in_request
+        data["request_verdict"] = _request_verdict(len(request), len(messages), in_request)
+        if not all(kept):
+            data["record_note"] = EMPTY_FAILED_NOTE
+    else:
+        data["system"] = _clip(source.system if isinstance(source.system, str)
+                               else _REPR.repr(source.system), MAX_CAP)
+        tools = source.tools if isinstance(source.tools, list) else []
+        data["tools"] = [_clip(str(tool.get("name")), NAME_CAP) if isinstance(tool, dict)
+                         else "?" for tool in tools]
+    return data
+
+
+def messages_of(source: Any) -> Any:
+    """The messages a source holds: a lab Request's own, or the source itself."""
+    return source.messages if isinstance(source, Request) else source
+
+
+def _kept(messages: list, problems: list[str | None]) -> list[bool]:
+    """Whether the request context_for_model computes would carry each message.
+
+    context_for_model reads only well-formed messages; a malformed one would go out as is.
+    It only ever leaves messages out, so its answer is matched against the list in order.
+    """
+    readable = [message for message, problem in zip(messages, problems) if problem is None]
+    request = context_for_model(readable)
+    kept, position = [], 0
+    for message, problem in zip(messages, problems):
+        here = position < len(request) and (request[position] is message
+                                            or request[position] == message)
+        kept.append(problem is not None or here)
+        position += problem is None and here
+    return kept
+
+
+def _placed(complaints: list[str], rows: list[int] | None = None) -> dict[int, list[str]]:
+    """Complaints by the row they name; `rows` maps an index in the judged list to its row."""
+    placed: dict[int, list[str]] = {}
+    for complaint in complaints:
+        match = _PREFIX.fullmatch(complaint)
+        index = int(match.group(1))
+        placed.setdefault(index if rows is None else rows[index], []).append(match.group(2))
+    return placed
+
+
+def _complaints(as_is: list[str], in_request: list[str],
+                problem: str | None) -> list[dict[str, Any]]:
+    """One entry per sentence: made of the list sent as is, of the computed request, or both.
+
+    The complaint that only repeats a malformed message's shape problem is left to the row's
+    own sentence about it.
+    """
+    return [{"text": text, "as_is": text in as_is, "request": text in in_request}
+            for text in dict.fromkeys(as_is + in_request) if text != problem]
+
+
+def _verdict(is_request: bool, as_is: dict[int, list[str]]) -> str:
+    if not as_is:
+        return ("A strict provider accepts this request." if is_request else
+                "Sent as is, a strict provider would accept this list.")
+    index = min(as_is)
+    first = f"messages[{index}]: {as_is[index][0]}"
+    return (f"A strict provider refuses this request: {first}" if is_request else
+            f"Sent as is, a strict provider would refuse this list: {first}")
+
+
+def _request_verdict(size: int, total: int, in_request: dict[int, list[str]]) -> str:
+    computed = f"The request context_for_model computes from it ({size} of {total} messages)"
+    if not in_request:
+        return f"{computed} would be accepted."
+    row = min(in_request)
+    return f"{computed} would still be refused, for row {row}: {in_request[row][0]}"
+
+
+def _row(index: int, message: Any, problem: str | None, cap: int) -> dict[str, Any]:
+    """One message as the renderers draw it: only what it holds, every string within `cap`."""
+    row: dict[str, Any] = {"index": index, "raw": _clip(_raw(message), cap)}
+    if problem:
+        row["problem"] = (f"This message {problem}." if problem.startswith("is ") else
+                          f"This message cannot be read: {problem}.")
+    if not isinstance(message, dict):
+        row["role"] = "?"
+        row.update(collapse(_REPR.repr(message), cap))
+        return row
+    role = message.get("role")
+    row["role"] = _clip(role if isinstance(role, str) else _REPR.repr(role), NAME_CAP)
+    content = message.get("content")
+    blocks = [block for block in content if isinstance(block, dict)] \
+        if isinstance(content, list) else []
+    if role == "assistant":
+        words = "\n".join(block["text"] for block in blocks
+                          if block.get("type") == "text" and isinstance(block.get("text"), str))
+        row.update(collapse(words, cap))
+        calls = [block for block in blocks if block.get("type") == "toolCall"]
+        if calls:
+            share = max(MIN_CAP, cap // len(calls))
+            row["calls"] = [_call(block, share) for block in calls]
+    else:
+        row.update(collapse(content if isinstance(content, str) else _REPR.repr(content), cap))
+    if role == "toolResult":
+        row["call_id"] = _name(message.get("tool_call_id"))
+        row["tool_name"] = _name(message.get("tool_name"))
+    if message.get("is_error"):
+        row["is_error"] = True
+    for key in ("stop_reason", "error_message"):
+        if message.get(key) is not None:
+            row[key] = _clip(str(message[key]), NAME_CAP if key == "stop_reason" else cap)
+    return row
+
+
+def _call(block: dict, cap: int) -> dict[str, Any]:
+    arguments = json.dumps(_clipped(block.get("arguments"), cap), ensure_ascii=False)
+    return {"id": _name(block.get("id")), "name": _name(block.get("name")),
+            "arguments": _clip(arguments, cap)}
+
+
+def _name(value: Any) -> str | None:
+    """An id or a name as drawn: None when it is missing or empty."""
+    if value is None or value == "":
+        return None
+    return _clip(value if isinstance(value, str) else _REPR.repr(value), NAME_CAP)
+
+
+def _link_calls(rows: list[dict[str, Any]]) -> None:
+    """Tie each result to its call's row and each call to its result's row, by call id.
+
+    A result answers the nearest call with its id before it, or failing that the first after
+    it (a jumbled record); a call's result is the first result that answers it.
+    """
+    call_rows: dict[str, list[int]] = {}
+    for row in rows:
+        for call in row.get("calls", []):
+            if call["id"] is not None:
+                call_rows.setdefault(call["id"], []).append(row["index"])
+    answered: dict[tuple[int, str], int] = {}
+    for row in rows:
+        candidates = call_rows.get(row.get("call_id") or "", [])
+        if not candidates:
+            continue
+        before = bisect.bisect_left(candidates, row["index"])
+        row["call_row"] = candidates[before - 1] if before else candidates[0]
+        answered.setdefault((row["call_row"], row["call_id"]), row["index"])
+    for row in rows:
+        for call in row.get("calls", []):
+            result = answered.get((row["index"], call["id"]))
+            if result is not None:
+                call["result_row"] = result
+
+
+def collapse(text: str, cap: int) -> dict[str, str]:
+    """`text` as sent to a view: whole when short; else its first lines, a sentence saying how
+    much is left out, and its truncation notice (its last lines, when they read like one).
+
+    The keys are text (shown at once), rest (shown on asking), more and notice; a key is
+    absent when it would be empty. Text and rest together hold at most `cap` characters.
+    """
+    if len(text) <= cap and text.count("\n") < PREVIEW_LINES:
+        return {"text": text} if text else {}
+    body, notice = _split_notice(text)
+    notice = _clip(notice, NOTICE_CAP)
+    head = body[:min(_line_end(body, HEAD_LINES), cap)]
+    preview_end = _line_end(head, PREVIEW_LINES)
+    parts = {"text": head[:preview_end], "rest": head[preview_end:], "notice": notice,
+             "more": _more(body, head)}
+    return {key: value for key, value in parts.items() if value}
+
+
+def _split_notice(text: str) -> tuple[str, str]:
+    """(body, notice): the notice is the last lines that start with "[" or report an exit code."""
+    body = text.rstrip("\n")
+    lines: list[str] = []
+    while len(lines) < NOTICE_LINES:
+        cut = body.rfind("\n")
+        last = body[cut + 1:]
+        if not (last.startswith("[") or last.startswith("Command exited with code")):
+            break
+        lines.insert(0, last)
+        body = body[:max(cut, 0)]
+    return (body, "\n".join(lines)) if lines else (text, "")
+
+
+def _line_end(text: str, lines: int) -> int:
+    """Where the first `lines` lines of `text` end."""
+    end = 0
+    for _ in range(lines):
+        newline = text.find("\n", end)
+        if newline < 0:
+            return len(text)
+        end = newline + 1
+    return end
+
+
+def _more(body: str, head: str) -> str:
+    """How much of `body` the view does not hold, in lines when it was cut at a line's end."""
+    if len(head) == len(body):
+        return ""
+    if head.endswith("\n"):
+        hidden = body.count("\n", len(head)) + (not body.endswith("\n"))
+        return f"… {hidden:,} more line{'s' * (hidden != 1)} not shown"
+    return f"… {len(body) - len(head):,} more characters not shown"
+
+
+def _raw(message: Any) -> str:
+    """The message as JSON, each long string shortened, so its shape is readable at a glance."""
+    return json.dumps(_clipped(message, STRING_CAP), ensure_ascii=False)
+
+
+def _clipped(value: Any, cap: int, depth: int = 0) -> Any:
+    """A JSON-able copy of `value`: strings at most `cap` characters, nesting bounded."""
+    if isinstance(value, str):
+        return _clip(value, cap)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if depth >= DEPTH_CAP:
+        return "…"
+    if isinstance(value, dict):
+        return {_clip(str(key), NAME_CAP): _clipped(item, cap, depth + 1)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clipped(item, cap, depth + 1) for item in value]
+    return _REPR.repr(value)
+
+
+def _clip(text: str, cap: int) -> str:
+    return text if len(text) <= cap else f"{text[:cap]}… (+{len(text) - cap:,} chars)"
+
+
+def _counts(rows: list[dict[str, Any]], as_is: dict[int, list[str]]) -> dict[str, int]:
+    roles = [row["role"] for row in rows]
+    return {
+        "messages": len(rows),
+        "user": roles.count("user"),
+        "assistant": roles.count("assistant"),
+        "toolResult": roles.count("toolResult"),
+        "calls": sum(len(row.get("calls", [])) for row in rows),
+        "malformed": sum("problem" in row for row in rows),
+        "complaints": sum(len(texts) for texts in as_is.values()),
+        "left_out": sum(row.get("in_request") is False for row in rows),
+    }
+
+
+def _summary(counts: dict[str, int]) -> str:
+    """The counts in words: "4 messages · 2 calls · 1 complaint · 1 left out of the request"."""
+    words = [_plural(counts["messages"], "message"), _plural(counts["calls"], "call")]
+    if counts["complaints"]:
+        words.append(_plural(counts["complaints"], "complaint"))
+    if counts["malformed"]:
+        words.append(f"{counts['malformed']:,} malformed")
+    if counts["left_out"]:
+        words.append(f"{counts['left_out']:,} left out of the request")
+    return " · ".join(words)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'s' * (count != 1)}"

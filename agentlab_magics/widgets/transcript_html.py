@@ -1,0 +1,205 @@
+"""A transcript as static HTML (no JavaScript at all) and as plain text, for where no widget runs.
+
+nbconvert's HTML export and nbgrader feedback show the HTML, a terminal shows the text. Both
+draw a transcript_data dict; every string that came from a student, a model or a tool passes
+through html.escape before it reaches the page. The static page has no toggle, so it shows
+the record and the request at once: rows the request leaves out are struck through.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from agentlab_magics.lab.rules import ROLES
+from agentlab_magics.lab.views import show
+from agentlab_magics.widgets.rendering import style
+from agentlab_magics.widgets.transcript_data import messages_of
+
+STATIC_ROWS = 400   # a longer transcript is drawn in part: its two ends and its flagged rows
+ENDS = 100          # rows drawn at each end of a transcript drawn in part
+LINE_CAP = 300      # characters of one line of the text rendering
+
+
+def transcript_html(data: dict[str, Any]) -> str:
+    """A self-contained HTML page fragment: the views' stylesheet and the transcript."""
+    return transcript_fragment(data, style())
+
+
+def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
+    """The transcript as HTML without a stylesheet (a report embeds several under one)."""
+    view = "request" if data["source"] == "request" else "record"
+    parts = [f'<div class="al-transcript al-static" data-view="{view}">', head,
+             '<div class="al-head">',
+             f'<span class="al-title">{view.capitalize()}</span>',
+             f'<span class="al-counts">{escape(data["summary"])}</span></div>']
+    if data["shape"]:
+        parts.append(f'<code class="al-shape">{escape(data["shape"])}</code>')
+    if "system" in data:
+        parts.append(f'<p class="al-note">system: {escape(data["system"])}</p>')
+        tools = ", ".join(data["tools"]) or "(none)"
+        parts.append(f'<p class="al-note">tools: {escape(tools)}</p>')
+    parts.append(_verdict(data["verdict"], data["accepted"]))
+    if "request_verdict" in data:
+        parts.append(_verdict(data["request_verdict"], data["request_accepted"],
+                              data["request_shape"]))
+    if "record_note" in data:
+        parts.append(f'<p class="al-note">{escape(data["record_note"])}</p>')
+    if data["counts"]["left_out"]:
+        parts.append('<p class="al-legend">Struck through: '
+                     f'{escape(data["left_out_label"])}.</p>')
+    parts.append('<ol class="al-rows">')
+    for row in drawn_rows(data["rows"]):
+        parts.append(_row(row, data["left_out_label"]) if isinstance(row, dict) else
+                     f'<li class="al-gap al-note">… {row:,} unflagged message'
+                     f'{"s" * (row != 1)} not drawn here; the widget shows every one.</li>')
+    parts.append("</ol></div>")
+    return "".join(parts)
+
+
+def drawn_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any] | int]:
+    """The rows a static rendering draws, with a count standing in for each run it leaves out.
+
+    Up to STATIC_ROWS rows are all drawn; of a longer transcript, the first and last ENDS rows
+    and up to STATIC_ROWS flagged rows (a complaint, malformed, left out of the request).
+    """
+    if len(rows) <= STATIC_ROWS:
+        return list(rows)
+    middle = [row["index"] for row in rows[ENDS:-ENDS] if _flagged(row)]
+    keep = set(range(ENDS)) | set(range(len(rows) - ENDS, len(rows))) | set(middle[:STATIC_ROWS])
+    drawn: list[dict[str, Any] | int] = []
+    for position, row in enumerate(rows):
+        if position in keep:
+            drawn.append(row)
+        elif drawn and isinstance(drawn[-1], int):
+            drawn[-1] += 1
+        else:
+            drawn.append(1)
+    return drawn
+
+
+def _flagged(row: dict[str, Any]) -> bool:
+    return bool(row.get("complaints") or row.get("problem") or row.get("in_request") is False)
+
+
+def _verdict(sentence: str, accepted: bool, shape: str | None = None) -> str:
+    code = f' <code class="al-shape">{escape(shape)}</code>' if shape is not None else ""
+    return f'<p class="al-verdict {"al-ok" if accepted else "al-bad"}">{escape(sentence)}{code}</p>'
+
+
+def _row(row: dict[str, Any], left_out_label: str) -> str:
+    """One message as a list item: its line of tags, its body, its complaints, its JSON."""
+    role = row["role"]
+    classes = ["al-row", f"al-role-{role if role in ROLES else 'other'}"]
+    if row.get("complaints") or row.get("problem"):
+        classes.append("al-flagged")
+    if row.get("is_error") or row.get("stop_reason") == "error":
+        classes.append("al-is-error")
+    if row.get("in_request") is False:
+        classes.append("al-left-out")
+    call_id = f' data-call-id="{escape(row["call_id"])}"' if row.get("call_id") else ""
+    parts = [f'<li class="{" ".join(classes)}" data-index="{row["index"]}"{call_id}>',
+             '<div class="al-line">', f'<span class="al-index">{row["index"]}</span>',
+             f'<span class="al-role">{escape(role)}</span>']
+    if row.get("tool_name"):
+        parts.append(_tag(row["tool_name"]))
+    if role == "toolResult":
+        where = "no such call" if "call_row" not in row else f'row {row["call_row"]}'
+        parts.append(_tag(f'answers {row.get("call_id")} · {where}', "al-answers"))
+    if row.get("is_error"):
+        parts.append(_tag("is_error", "al-error"))
+    if row.get("stop_reason"):
+        parts.append(_tag(f'stop_reason: {row["stop_reason"]}'))
+    if row.get("in_request") is False:
+        parts.append(_tag(left_out_label, "al-out"))
+    parts.append('</div><div class="al-body">')
+    if row.get("problem"):
+        parts.append(f'<div class="al-problem">{escape(row["problem"])}</div>')
+    parts.append(text_block_html(row))
+    if row.get("error_message"):
+        parts.append(f'<pre class="al-error-message">error_message: '
+                     f'{escape(row["error_message"])}</pre>')
+    if row.get("calls"):
+        parts.append('<div class="al-calls">')
+        parts.extend(_chip(row["index"], call) for call in row["calls"])
+        parts.append("</div>")
+    parts.append("</div>")
+    if row.get("complaints"):
+        parts.append('<ul class="al-complaints">')
+        parts.extend(f'<li class="{"" if entry["request"] else "al-soft"}">'
+                     f'{escape(entry["text"])}{_where(entry)}</li>' for entry in row["complaints"])
+        parts.append("</ul>")
+    parts.append(f'<details class="al-raw-json"><summary>JSON</summary>'
+                 f'<pre class="al-raw">{escape(row["raw"])}</pre></details></li>')
+    return "".join(parts)
+
+
+def _where(complaint: dict[str, Any]) -> str:
+    """Which list a complaint is about, when it is not about both."""
+    if not complaint["request"]:
+        return " (not in the request context_for_model computes)"
+    if not complaint["as_is"]:
+        return " (only in the request context_for_model computes)"
+    return ""
+
+
+def _tag(text: str, kind: str = "") -> str:
+    return f'<span class="al-tag {kind}">{escape(text)}</span>'
+
+
+def _chip(index: int, call: dict[str, Any]) -> str:
+    attributes = f' data-row="{index}"'
+    if call["id"]:
+        attributes += f' data-call-id="{escape(call["id"])}"'
+    if "result_row" in call:
+        attributes += f' data-result-row="{call["result_row"]}"'
+    answered = f' → row {call["result_row"]}' if "result_row" in call else " → no result"
+    return (f'<span class="al-chip"{attributes}>'
+            f'<span class="al-call-id">{escape(call["id"] or "(no id)")}</span> '
+            f'<span class="al-call-name">{escape(call["name"] or "?")}</span>'
+            f'<span class="al-call-args"> {escape(call["arguments"])}</span>{answered}</span>')
+
+
+def text_block_html(part: dict[str, Any]) -> str:
+    """A collapsed text: its first lines, the rest in a <details>, and its notice in view."""
+    parts = []
+    if part.get("text"):
+        parts.append(f'<pre class="al-text">{escape(part["text"])}</pre>')
+    if part.get("rest"):
+        parts.append('<details class="al-rest"><summary>show more</summary>'
+                     f'<pre class="al-text">{escape(part["rest"])}</pre></details>')
+    if part.get("more"):
+        parts.append(f'<div class="al-more">{escape(part["more"])}</div>')
+    if part.get("notice"):
+        parts.append(f'<pre class="al-notice">{escape(part["notice"])}</pre>')
+    return "".join(parts)
+
+
+def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
+    """The transcript as text: its summary and verdicts, then lab.show's line for each message
+    with its complaints under it. `source` is what `data` was made from."""
+    lines = [f'{"Request" if data["source"] == "request" else "Record"}: {data["summary"]}']
+    if data["shape"]:
+        lines.append(_clip(f'shape: {data["shape"]}'))
+    if "request_shape" in data:
+        lines.append(_clip(f'request shape: {data["request_shape"]}'))
+    lines.append(data["verdict"])
+    if "request_verdict" in data:
+        lines.append(data["request_verdict"])
+    messages = messages_of(source)
+    for row in drawn_rows(data["rows"]):
+        if isinstance(row, int):
+            lines.append(f"… {row:,} unflagged message{'s' * (row != 1)} not drawn here")
+            continue
+        lines.append(_clip(f'[{row["index"]}] {show([messages[row["index"]]])}'))
+        if row.get("problem"):
+            lines.append(f'    ! {row["problem"]}')
+        lines.extend(f'    ✗ {entry["text"]}{_where(entry)}'
+                     for entry in row.get("complaints", []))
+        if row.get("in_request") is False:
+            lines.append(f'    ({data["left_out_label"]})')
+    return "\n".join(indent + line for line in lines)
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= LINE_CAP else f"{line[:LINE_CAP]}…"

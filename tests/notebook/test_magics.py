@@ -1,0 +1,102 @@
+"""The magics in a real IPython InteractiveShell: every magic and option, and bad input."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from agentlab_magics.course import find_lab
+from agentlab_magics.progress import ProgressStore
+
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.delitem(sys.modules, "harness", raising=False)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "agentlab_magics")
+    yield ip
+    ip.run_line_magic("unload_ext", "agentlab_magics")
+    InteractiveShell.clear_instance()
+
+
+def cell(shell, source, capsys):
+    shell.run_cell(source)
+    return capsys.readouterr().out
+
+
+def test_loading_twice_is_harmless(shell, capsys):
+    shell.run_line_magic("load_ext", "agentlab_magics")
+    assert "check" in shell.magics_manager.magics["cell"]
+
+
+def test_check_cell_registers_the_module_and_records_progress(shell, capsys, tmp_path):
+    out = cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
+    assert out.strip() == "05 Failures and limits: 10 of 10 tests passed"
+    assert cell(shell, "import harness\nprint(harness.error_message('x')['stop_reason'])",
+                capsys).strip() == "error"
+    assert "run_agent" in shell.user_ns
+    assert ProgressStore(tmp_path / "progress.json").lab("lesson5").passed
+
+
+def test_check_line_magic_checks_the_notebooks_names(shell, capsys):
+    cell(shell, find_lab("lesson5").reference, capsys)
+    assert "10 of 10 tests passed" in cell(shell, "%check lesson5 --quiet", capsys)
+
+
+def test_check_shows_the_report_view(shell, capsys):
+    out = cell(shell, "%%check lesson5\n" + find_lab("lesson5").starter, capsys)
+    assert "0 of 10" in out and "is not written yet" in out
+
+
+def test_check_reports_a_syntax_error_with_the_students_line(shell, capsys):
+    out = cell(shell, "%%check lesson5 --quiet\nx = 1\ndef run_agent(:\n    pass\n", capsys)
+    assert "Line 2 of your cell is not valid Python" in out and "def run_agent(:" in out
+    assert "Traceback" not in out
+
+
+def test_check_reports_an_exception_with_the_students_line(shell, capsys):
+    out = cell(shell, "%%check lesson5 --quiet\nx = 1\ny = undefined_name\n", capsys)
+    assert "NameError: name 'undefined_name' is not defined, at line 2: y = undefined_name" in out
+
+
+def test_check_timeout_option_turns_a_hang_into_a_sentence(shell, capsys):
+    hanging = find_lab("lesson5").reference.replace(
+        "    messages.append(user_message(prompt))\n    turn = 0",
+        "    while True:\n        pass")
+    out = cell(shell, "%%check lesson5 --timeout 0.2\n" + hanging, capsys)
+    assert "did not finish within 0.2 s" in out
+
+
+def test_bad_lab_ids_and_options_are_sentences(shell, capsys):
+    assert "There is no lab called 'lesson99'" in cell(shell, "%%check lesson99\nx = 1\n", capsys)
+    assert "Usage:" in cell(shell, "%%check\nx = 1\n", capsys)
+    assert "Usage:" in cell(shell, "%%check lesson1 --timeout soon\nx = 1\n", capsys)
+
+
+def test_transcript_static_and_request(shell, capsys):
+    cell(shell, "from agentlab_magics import lab\n"
+                "msgs = [lab.user('hi'), lab.fail('503'), lab.user('again')]", capsys)
+    out = cell(shell, "%transcript msgs --static", capsys)
+    assert "assistant message has empty content" in out
+    assert "request" in cell(shell, "%transcript msgs --request --static", capsys)
+    assert "could not evaluate 'nope'" in cell(shell, "%transcript nope", capsys)
+
+
+def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
+    out = cell(shell, "%solution lesson3", capsys)
+    assert "def run_agent" in out
+    assert ProgressStore(tmp_path / "progress.json").lab("lesson3").solution_opened
+    assert "There is no lab" in cell(shell, "%solution nope", capsys)
+
+
+def test_progress_map_export_and_import(shell, capsys, tmp_path):
+    cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
+    assert "mastered" in cell(shell, "%progress", capsys)
+    target = tmp_path / "export.json"
+    assert "exported" in cell(shell, f"%progress export {target}", capsys)
+    assert "Imported progress for 1 lab(s)" in cell(shell, f"%progress import {target}", capsys)
+    assert "Usage" in cell(shell, "%progress sideways", capsys)
+    assert "There is no progress file" in cell(shell, f"%progress import {tmp_path}/no.json", capsys)

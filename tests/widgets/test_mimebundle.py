@@ -1,0 +1,109 @@
+"""One object, three renderings: the widget's view beside text/html and text/plain, one widget
+per view however long the transcript, and no widget (nor anywidget import) unless asked for."""
+
+import json
+import subprocess
+import sys
+
+import ipywidgets
+
+from agentlab_magics import lab
+from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.widgets import ReportView, Transcript, report_data, transcript_data
+from agentlab_magics.widgets.rendering import WIDGET_VIEW, asset
+from agentlab_magics.widgets.transcript_widget import TranscriptWidget
+from tests.widgets.cases import A, R1, R2, U, long_run
+
+
+def test_the_bundle_carries_the_widget_view_the_static_html_and_the_text():
+    view = Transcript([U, A, R1])
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {WIDGET_VIEW, "text/html", "text/plain"}
+    assert bundle[WIDGET_VIEW]["model_id"] == view.widget.model_id
+    assert bundle[WIDGET_VIEW]["version_major"] == 2
+    assert 'class="al-transcript al-static"' in bundle["text/html"]
+    assert bundle["text/plain"].startswith("Record: 3 messages · 2 calls · 1 complaint")
+
+
+def test_the_widget_carries_the_transcript_data_in_one_synced_trait():
+    view = Transcript([U, A, R1, R2])
+    widget = view.widget
+    assert isinstance(widget, TranscriptWidget)
+    assert widget.data == transcript_data([U, A, R1, R2])
+    synced = set(widget.get_state()) - set(ipywidgets.DOMWidget().get_state())
+    assert synced - {"_esm", "_css", "_anywidget_id"} == {"data"}
+    assert widget.get_state()["_esm"] == asset("transcript.js")
+    assert view.widget is widget  # displayed twice, still one model
+
+
+def test_static_carries_no_widget_and_builds_none():
+    view = Transcript([U, A, R1, R2], static=True)
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"}
+    assert view._widget is None
+
+
+def test_a_long_transcript_is_still_one_widget(monkeypatch):
+    opened: list[str] = []
+    open_comm = ipywidgets.Widget.open
+    monkeypatch.setattr(ipywidgets.Widget, "open",
+                        lambda widget: (opened.append(type(widget).__name__), open_comm(widget)))
+
+    def widgets_made(size: int) -> list[str]:
+        opened.clear()
+        Transcript(long_run(size, lines=3))._repr_mimebundle_()
+        return sorted(opened)
+
+    assert widgets_made(2_000) == widgets_made(4)
+    assert widgets_made(4).count("TranscriptWidget") == 1
+
+
+def test_the_widget_state_for_ten_thousand_messages_is_under_five_megabytes():
+    widget = Transcript(long_run(10_000)).widget
+    assert len(json.dumps(widget.get_state(), ensure_ascii=False).encode()) < 5_000_000
+
+
+def test_the_report_view_is_one_widget_whose_data_holds_each_records_transcript():
+    record = [U, A, R1]
+    report = CheckReport(lab_id="lesson4", title="Lesson 4", outcomes=[
+        TestOutcome(name="a", sentence="Every call gets a result.", outcome="failed",
+                    message="c2 unanswered", record=record),
+        TestOutcome(name="b", sentence="Answers stop the run.", outcome="passed")])
+    view = ReportView(report)
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {WIDGET_VIEW, "text/html", "text/plain"}
+    data = view.widget.data
+    assert data == report_data(report)
+    assert data["kind"] == "report" and data["summary"] == "Lesson 4: 1 of 2 tests passed"
+    assert data["tests"][0]["transcript"] == transcript_data(record)
+    assert "transcript" not in data["tests"][1]
+    assert set(ReportView(report, static=True)._repr_mimebundle_()) == {"text/html",
+                                                                         "text/plain"}
+
+
+def test_a_transcript_is_what_the_list_held_when_it_was_made():
+    messages = [U, A]
+    view = Transcript(messages)
+    messages.append(R1)
+    assert view.data()["shape"] == "U A[c1,c2]"
+    assert view.to_text().splitlines()[1] == "shape: U A[c1,c2]"
+
+
+def test_a_request_can_be_shown():
+    model = lab.ScriptedModel([lab.say("Hello.")])
+    model.complete("Be brief.", [U], [])
+    text = Transcript(model.calls[0]).to_text()
+    assert text.splitlines()[:3] == ["Request: 1 message · 0 calls", "shape: U",
+                                     "A strict provider accepts this request."]
+
+
+def test_importing_and_static_rendering_load_neither_ipython_nor_anywidget():
+    code = ("import sys, agentlab_magics.widgets.transcript_data\n"
+            "from agentlab_magics.widgets import Transcript\n"
+            "from agentlab_magics import lab\n"
+            "Transcript([lab.user('hi')], static=True)._repr_mimebundle_()\n"
+            "print(sorted(m for m in ('IPython', 'anywidget', 'ipywidgets', 'traitlets')"
+            " if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == "[]"

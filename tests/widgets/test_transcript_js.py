@@ -1,0 +1,180 @@
+"""transcript.js in a real browser, through anywidget's render({model, el}) contract: windowed
+rows, call/result highlighting, the record/request toggle, raw JSON, search, and hostile text
+drawn as text. Skipped where Playwright has no Chromium to drive."""
+
+import shutil
+
+import pytest
+
+from agentlab_magics import lab
+from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.widgets import report_data, transcript_data
+from agentlab_magics.widgets.rendering import asset
+from tests.widgets.cases import A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>%s</style></head>
+<body><div id="host"></div><script type="module">
+window.mount = async (source, data) => {
+  const host = document.getElementById("host");
+  if (window.unmount) window.unmount();
+  host.replaceChildren();
+  const url = URL.createObjectURL(new Blob([source], {type: "text/javascript"}));
+  const widget = (await import(url)).default;
+  const listeners = [];
+  const model = {get: () => data, on: (name, f) => listeners.push(f), off() {}};
+  window.unmount = widget.render({model, el: host});
+};
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch()
+        except Exception:
+            system = shutil.which("chromium") or shutil.which("chromium-browser")
+            if system is None:
+                pytest.skip("no Chromium for Playwright")
+            launched = playwright.chromium.launch(executable_path=system, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def mount(browser):
+    """mount(data) draws `data` with transcript.js in a fresh page and returns the page."""
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def draw(data: dict):
+        page.set_content(PAGE % asset("transcript.css"))
+        page.evaluate("([source, data]) => window.mount(source, data)",
+                      [asset("transcript.js"), data])
+        page.wait_for_timeout(100)
+        return page
+
+    yield draw
+    page.close()
+    assert errors == []
+
+
+def turns(count: int) -> list[dict]:
+    messages = []
+    for turn in range(count):
+        call = lab.call("read", {"path": f"f{turn}.py"}, id=f"c{turn}")
+        messages += [lab.user(f"question {turn}"), lab.reply(f"reading {turn}", call),
+                     lab.tool_result(call, f"contents {turn}"), lab.say(f"answer {turn}")]
+    return messages
+
+
+def indexes(page, selector: str) -> list[int]:
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => Number(n.dataset.index))")
+
+
+def test_only_the_rows_near_the_view_are_in_the_page(mount):
+    page = mount(transcript_data(turns(1_500)))
+    drawn = indexes(page, ".al-row")
+    assert 0 in drawn and len(drawn) < 100
+    page.eval_on_selector(".al-scroll", "node => { node.scrollTop = node.scrollHeight; }")
+    page.wait_for_timeout(200)
+    drawn = indexes(page, ".al-row")
+    assert 5_999 in drawn and 0 not in drawn and len(drawn) < 100
+
+
+def test_a_call_chip_and_its_result_light_up_together(mount):
+    page = mount(transcript_data([U, A, R1, R2]))
+    page.hover('.al-chip[data-call-id="c2"]')
+    assert indexes(page, ".al-row.al-highlight") == [3]
+    assert page.eval_on_selector_all(".al-chip.al-highlight", "n => n.map(c => c.dataset.callId)") \
+        == ["c2"]
+    page.hover('.al-row[data-index="2"]')
+    assert indexes(page, ".al-row.al-highlight") == [2]
+    assert page.eval_on_selector_all(".al-chip.al-highlight", "n => n.map(c => c.dataset.callId)") \
+        == ["c1"]
+
+
+def test_clicking_a_chip_scrolls_to_its_result_and_keeps_it_lit(mount):
+    messages = turns(300)
+    messages[1] = lab.reply("reading", lab.call("read", {"path": "far.py"}, id="far"))
+    messages.append(lab.tool_result(lab.call("read", {}, id="far"), "far away"))
+    page = mount(transcript_data(messages))
+    page.click('.al-chip[data-call-id="far"]')
+    page.wait_for_timeout(100)
+    page.mouse.move(0, 0)
+    assert indexes(page, ".al-row.al-highlight") == [len(messages) - 1]
+
+
+def test_complaints_sit_on_their_rows_and_the_toggle_shows_the_request(mount):
+    page = mount(transcript_data([U, lab.reply(C1), FAILED, R1]))
+    complaint = lambda index: page.eval_on_selector_all(  # noqa: E731
+        f'.al-row[data-index="{index}"] .al-complaints li', "n => n.map(li => li.textContent)")
+    assert complaint(1) == ["toolCall c1 has no toolResult"
+                            " (not in the request context_for_model computes)"]
+    assert indexes(page, ".al-left-out") == []
+    toggle = page.locator('[data-action="toggle-view"]')
+    toggle.click()
+    assert page.get_attribute(".al-transcript", "data-view") == "request"
+    assert indexes(page, ".al-left-out") == [2]
+    assert complaint(1) == [] and complaint(2) == []
+    assert toggle.text_content() == "show the record"
+    toggle.click()
+    assert indexes(page, ".al-left-out") == [] and complaint(1) != []
+
+
+def test_long_output_is_collapsed_with_its_notice_in_view(mount):
+    content = "".join(f"line {n}\n" for n in range(1, 1786)) + (
+        "[Showing lines 1-1785 of 5000. Use offset=1786 to continue.]")
+    page = mount(transcript_data([U, lab.reply(C1), lab.tool_result(C1, content)]))
+    row = page.locator('.al-row[data-index="2"]')
+    assert row.locator(".al-notice").inner_text() == (
+        "[Showing lines 1-1785 of 5000. Use offset=1786 to continue.]")
+    assert row.locator("details.al-rest").get_attribute("open") is None
+    assert row.locator(".al-more").inner_text() == "… 1,745 more lines not shown"
+
+
+def test_raw_json_and_search(mount):
+    page = mount(transcript_data(turns(50)))
+    page.click('[data-action="toggle-raw"]')
+    assert page.locator('.al-row[data-index="0"] pre.al-raw').inner_text() == (
+        '{"role": "user", "content": "question 0"}')
+    page.click('[data-action="toggle-raw"]')
+    page.fill('[data-action="search"]', "answer 4")
+    page.wait_for_timeout(50)
+    assert indexes(page, ".al-row") == [19] + [163 + 4 * n for n in range(10)]
+    assert page.locator(".al-found").inner_text() == "11 of 200 messages match"
+    assert page.locator('.al-row[data-index="19"] mark.al-hit').inner_text() == "answer 4"
+
+
+def test_hostile_text_is_drawn_as_text_and_never_runs(mount):
+    messages = hostile_messages()
+    messages[2]["content"] = messages[2]["content"].replace("alert(1)", "window.pwned=1")
+    messages[0]["content"] = "<img src=x onerror=window.pwned=1>"
+    page = mount(transcript_data(messages))
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.pwned") is None
+    assert page.eval_on_selector_all("#host img, #host script", "n => n.length") == 0
+    assert page.locator('.al-row[data-index="0"] .al-text').inner_text() == (
+        "<img src=x onerror=window.pwned=1>")
+    assert HOSTILE in page.locator('.al-row[data-index="1"] .al-chip').inner_text()
+    assert SCRIPT in page.locator('.al-row[data-index="3"] .al-error-message').inner_text()
+
+
+def test_the_report_draws_each_test_and_each_records_transcript(mount):
+    report = CheckReport(lab_id="lesson4", title="Lesson 4", outcomes=[
+        TestOutcome(name="pairs", sentence="Every call gets exactly one result.",
+                    outcome="failed", message="c2 was never answered", record=[U, A, R1]),
+        TestOutcome(name="stops", sentence="A plain answer ends the run.", outcome="passed")])
+    page = mount(report_data(report))
+    assert page.locator(".al-summary").inner_text() == "Lesson 4: 1 of 2 tests passed"
+    assert page.eval_on_selector_all(".al-test .al-mark", "n => n.map(m => m.textContent)") \
+        == ["✗", "✓"]
+    failed = page.locator('.al-test[data-test="pairs"] details')
+    assert failed.get_attribute("open") is not None
+    assert failed.locator(".al-message").inner_text() == "c2 was never answered"
+    assert indexes(page, ".al-transcript .al-row") == [0, 1, 2]
+    assert failed.locator('.al-row[data-index="1"] .al-complaints li').inner_text() == (
+        "toolCall c2 has no toolResult")
