@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Outcome = Literal["passed", "failed", "error", "timeout"]
+MARKS: dict[str, str] = {"passed": "✓", "failed": "✗", "error": "!", "timeout": "⏱"}
 
 
 class TestOutcome(BaseModel):
@@ -24,6 +25,11 @@ class TestOutcome(BaseModel):
     @property
     def passed(self) -> bool:
         return self.outcome == "passed"
+
+    @property
+    def mark(self) -> str:
+        """The one-character mark every rendering puts before the sentence."""
+        return MARKS[self.outcome]
 
 
 class CheckReport(BaseModel):

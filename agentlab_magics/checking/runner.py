@@ -125,8 +125,9 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
     filename = getattr(module, "__file__", None) or "<notebook>"
     source = getattr(module, "__source__", None) or _source(filename)
     plugin = LabPlugin(StudentModule(module, lab.purposes), source, filename, timeout, only)
-    pytest.main([tests_file(lab), "-c", str(INI), "--rootdir", str(Path(tests_file(lab)).parent),
-                 *QUIET, "--noconftest", "--assert=plain", "--capture=sys"], plugins=[plugin])
+    tests = tests_file(lab)
+    pytest.main([tests, "-c", str(INI), "--rootdir", str(Path(tests).parent), *QUIET,
+                 "--noconftest", "--assert=plain", "--capture=sys"], plugins=[plugin])
     return CheckReport(lab_id=lab.id, title=lab.title, outcomes=plugin.outcomes,
                        problem=plugin.problem)
 

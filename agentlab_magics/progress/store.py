@@ -117,12 +117,11 @@ class ProgressStore:
         self.save()
 
     def save(self) -> None:
-        write_text_atomically(self.path, self.data.model_dump_json(indent=2))
+        self.export(self.path)
 
     def export(self, target: str | Path) -> Path:
-        target = Path(target)
-        write_text_atomically(target, self.data.model_dump_json(indent=2))
-        return target
+        """Write the progress to `target` in one atomic step; the store's own file is `save`."""
+        return write_text_atomically(target, self.data.model_dump_json(indent=2))
 
     def import_(self, source: str | Path) -> int:
         """Merge a progress file into this one; returns how many labs it touched."""

@@ -21,16 +21,13 @@ from agentlab_magics.widgets.transcript_html import (
 if TYPE_CHECKING:
     from agentlab_magics.checking.report import CheckReport
 
-MARKS = {"passed": "✓", "failed": "✗", "timeout": "⏱", "error": "!"}
-
-
 def report_data(report: CheckReport) -> dict[str, Any]:
     """The report as one JSON-able dict: its summary, and per test its mark, sentence,
     message (collapsed like a long tool output) and the transcript data of its record."""
     tests = []
     for outcome in report.outcomes:
         test = {"name": outcome.name, "sentence": outcome.sentence, "outcome": outcome.outcome,
-                "mark": MARKS.get(outcome.outcome, "?")}
+                "mark": outcome.mark}
         if outcome.message:
             test["message"] = collapse(outcome.message, MAX_CAP)
         if outcome.record is not None:
