@@ -40,7 +40,7 @@ def _read(module: str) -> str:
 @cache
 def pieces(module: str = "agentlab_magics.reference.harness", region: str | None = None
            ) -> dict[str, Piece]:
-    """The top-level definitions of `module`, by name, in file order.
+    """The top-level definitions of `module`, private helpers included, by name, in file order.
 
     The region is read from the module's `# == N name ==` headers unless given.
     """
@@ -65,7 +65,7 @@ def pieces(module: str = "agentlab_magics.reference.harness", region: str | None
 
 def _defined(node: ast.stmt) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return [] if node.name.startswith("_") else [node.name]
+        return [node.name]
     if isinstance(node, ast.Assign):
         return [t.id for t in node.targets if isinstance(t, ast.Name)]
     return []
@@ -85,11 +85,7 @@ def _signature(node: ast.stmt, name: str) -> str:
 @cache
 def helpers() -> dict[str, str]:
     """Private helpers of the reference (like `_fit`), which travel with the names that use them."""
-    text = _read("agentlab_magics.reference.harness")
-    lines = text.splitlines()
-    return {node.name: "\n".join(lines[node.lineno - 1:node.end_lineno])
-            for node in ast.parse(text).body
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("_")}
+    return {name: piece.source for name, piece in pieces().items() if name.startswith("_")}
 
 
 def lesson_file(title: str, contents: list[Piece], gaps: set[str], note: str = "") -> str:
