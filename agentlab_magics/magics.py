@@ -1,4 +1,8 @@
-"""The IPython magics. Thin: parse the line, call a service in `notebook`, display the result."""
+"""The IPython magics. Thin: parse the line, call a service in `notebook`, display the result.
+
+Loading the extension imports only this module: the services, the checker and the views (and
+with them pydantic and pytest) load the first time a magic runs.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,6 @@ import shlex
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.display import display
-
-from agentlab_magics import notebook
-from agentlab_magics.course import UnknownLab
 
 
 class UsageError(Exception):
@@ -30,6 +31,11 @@ CHECK.add_argument("lab")
 CHECK.add_argument("--timeout", type=float, default=10.0)
 CHECK.add_argument("--quiet", action="store_true")
 
+QUESTION = _parser("%question")
+QUESTION.add_argument("id")
+QUESTION.add_argument("--answer")
+QUESTION.add_argument("--static", action="store_true")
+
 TRANSCRIPT = _parser("%transcript")
 TRANSCRIPT.add_argument("expression", nargs="+")
 TRANSCRIPT.add_argument("--request", action="store_true")
@@ -38,7 +44,7 @@ TRANSCRIPT.add_argument("--static", action="store_true")
 
 @magics_class
 class AgentLabMagics(Magics):
-    """%%check, %check, %transcript, %solution, %progress."""
+    """%%check, %check, %transcript, %question, %solution, %progress."""
 
     def _say(self, text: str) -> None:
         print(text)
@@ -57,6 +63,9 @@ class AgentLabMagics(Magics):
         args = self._parse(CHECK, line)
         if args is None:
             return
+        from agentlab_magics import notebook
+        from agentlab_magics.course import UnknownLab
+
         try:
             if cell is None:
                 report = notebook.check_names(args.lab, self.shell.user_ns, timeout=args.timeout)
@@ -91,8 +100,30 @@ class AgentLabMagics(Magics):
                            view="request" if args.request else "record"))
 
     @line_magic
+    def question(self, line: str):
+        """%question ID [--answer X] [--static]: a diagnosis question; commit an answer (a
+        letter, or your own words in quotes) to read why each option is right or wrong."""
+        args = self._parse(QUESTION, line)
+        if args is None:
+            return
+        from agentlab_magics import notebook
+        from agentlab_magics.course.questions import UnknownQuestion
+        from agentlab_magics.widgets.question_view import QuestionView
+
+        try:
+            asked = notebook.ask(args.id, args.answer)
+        except UnknownQuestion as exc:
+            self._say(str(exc))
+            return
+        display(QuestionView(asked, static=args.static,
+                             commit=lambda answer: notebook.ask(args.id, answer)))
+
+    @line_magic
     def solution(self, line: str):
         """%solution LAB: show the lab's reference; the map then says "built with help"."""
+        from agentlab_magics import notebook
+        from agentlab_magics.course import UnknownLab
+
         try:
             reference = notebook.open_solution(line.strip())
         except UnknownLab as exc:
@@ -103,6 +134,7 @@ class AgentLabMagics(Magics):
     @line_magic
     def progress(self, line: str):
         """%progress: the syllabus map; %progress export FILE; %progress import FILE."""
+        from agentlab_magics import notebook
         from agentlab_magics.progress import ProgressStore
         from agentlab_magics.progress.store import ProgressError
 
@@ -133,5 +165,5 @@ def register(ipython) -> None:
 def unregister(ipython) -> None:
     manager = ipython.magics_manager
     for kind in ("line", "cell"):
-        for name in ("check", "transcript", "solution", "progress"):
+        for name in ("check", "transcript", "question", "solution", "progress"):
             manager.magics[kind].pop(name, None)

@@ -6,13 +6,15 @@ The magics only parse their line and display what these return.
 from __future__ import annotations
 
 import types
+from dataclasses import dataclass
 from typing import Any
 
 from agentlab_magics.checking import CheckReport, run
 from agentlab_magics.checking.student import CodeProblem, course_imports, load, register
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.questions import questions_for
+from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.progress import ProgressStore
+from agentlab_magics.progress.store import Commitment
 
 CELL = "<your cell>"
 
@@ -57,6 +59,36 @@ def open_solution(lab_id: str, store: ProgressStore | None = None) -> str:
     lab = find_lab(lab_id)
     (store or ProgressStore()).solution_opened(lab.id)
     return lab.reference
+
+
+@dataclass
+class Asked:
+    """A question as the student sees it now: its commitment, if any, and a sentence to show."""
+
+    question: Question
+    commitment: Commitment | None
+    notice: str | None = None
+
+
+def ask(question_id: str, answer: str | None = None,
+        store: ProgressStore | None = None) -> Asked:
+    """The question, with `answer` committed when none is yet; a first commitment is never
+    replaced, so re-running a notebook shows the answer given the first time."""
+    question = find_question(question_id)
+    store = store or ProgressStore()
+    kept = store.lab(question.lab).questions.get(question.id)
+    if answer is None:
+        return Asked(question, kept)
+    try:
+        given = question.answer_for(answer)
+    except ValueError as exc:
+        return Asked(question, kept, str(exc))
+    if kept is None:
+        return Asked(question, store.commit(question.lab, question.id, given))
+    if kept.answer != given:
+        return Asked(question, kept, f"You committed {kept.answer!r} on {kept.at[:10]}; an answer "
+                                     "is committed once, so that one stands.")
+    return Asked(question, kept)
 
 
 def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:

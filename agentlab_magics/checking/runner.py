@@ -43,9 +43,9 @@ class LabPlugin:
     """The pytest plugin of one check: fixtures in, outcomes out."""
 
     def __init__(self, student: StudentModule, source: str, filename: str, timeout: float,
-                 only: list[str] | None):
+                 only: list[str] | None, held_back: bool):
         self.student, self.source, self.filename = student, source, filename
-        self.timeout, self.only = timeout, only
+        self.timeout, self.only, self.held_back = timeout, only, held_back
         self.outcomes: list[TestOutcome] = []
         self.problem: str | None = None
 
@@ -58,8 +58,9 @@ class LabPlugin:
         return Recorder()
 
     def pytest_collection_modifyitems(self, items: list) -> None:
-        if self.only is not None:
-            items[:] = [item for item in items if item.name in self.only]
+        items[:] = [item for item in items
+                    if (self.only is None or item.name in self.only)
+                    and (self.held_back or not is_held_back(item.function))]
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
@@ -99,6 +100,11 @@ class LabPlugin:
         return "error", f"{who} {where(exc, self.filename, self.source)}"
 
 
+def is_held_back(test: Any) -> bool:
+    """Whether the instructor keeps this test back for grading (kit.held_back marks it)."""
+    return getattr(test, "held_back", False)
+
+
 def sentence(function: Any) -> str:
     """The first paragraph of a test's docstring, on one line: what the student reads."""
     doc = (function.__doc__ or function.__name__).strip().split("\n\n")[0]
@@ -115,8 +121,9 @@ def _copied(messages: list | None) -> list | None:
 
 
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
-        only: list[str] | None = None) -> CheckReport:
-    """Check `harness` against the lab's tests (all, or the ones named in `only`)."""
+        only: list[str] | None = None, held_back: bool = False) -> CheckReport:
+    """Check `harness` against the lab's tests (all, or the ones named in `only`); the tests
+    the instructor holds back for grading run only when `held_back` is true."""
     lab = find_lab(lab_id)
     try:
         module = harness if isinstance(harness, types.ModuleType) else load_path(harness, lab.module)
@@ -124,7 +131,8 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
         return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
     filename = getattr(module, "__file__", None) or "<notebook>"
     source = getattr(module, "__source__", None) or _source(filename)
-    plugin = LabPlugin(StudentModule(module, lab.purposes), source, filename, timeout, only)
+    plugin = LabPlugin(StudentModule(module, lab.purposes), source, filename, timeout, only,
+                       held_back)
     tests = tests_file(lab)
     pytest.main([tests, "-c", str(INI), "--rootdir", str(Path(tests).parent), *QUIET,
                  "--noconftest", "--assert=plain", "--capture=sys"], plugins=[plugin])

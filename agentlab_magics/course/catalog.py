@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Literal
 
 from pydantic import BaseModel
 
@@ -31,6 +30,8 @@ class Lab(BaseModel):
     tests: str
     starter: str
     reference: str
+    marked: str
+    """The reference with what the student writes between nbgrader's solution markers."""
 
 
 PURPOSES = {
@@ -94,15 +95,18 @@ def _harness_labs() -> list[Lab]:
                         purposes={name: PURPOSES[name] for name in gaps},
                         tests=f"agentlab_magics.course.labtests.{lab_id}",
                         starter=lesson_file(title, ordered, set(gaps)),
-                        reference=lesson_file(title, ordered, set())))
+                        reference=lesson_file(title, ordered, set()),
+                        marked=lesson_file(title, ordered, set(gaps), marked=True)))
     rebuild = ["error_message", "context_for_model", "run_agent"]
+    note = ("Rebuild the three names in the gaps. Nothing here is new: the tests are those of "
+            "lessons 3, 4 and 5.")
     labs.append(Lab(id="checkpoint-a", title="Checkpoint A: the loop, from an empty gap",
                     lesson="A", names=rebuild, purposes={n: PURPOSES[n] for n in rebuild},
                     tests="agentlab_magics.course.labtests.checkpoint_a",
-                    starter=lesson_file("checkpoint A", ordered, set(rebuild),
-                                        "Rebuild the three names in the gaps. Nothing here is "
-                                        "new: the tests are those of lessons 3, 4 and 5."),
-                    reference=lesson_file("checkpoint A", ordered, set())))
+                    starter=lesson_file("checkpoint A", ordered, set(rebuild), note),
+                    reference=lesson_file("checkpoint A", ordered, set()),
+                    marked=lesson_file("checkpoint A", ordered, set(rebuild), note,
+                                       marked=True)))
     return labs
 
 

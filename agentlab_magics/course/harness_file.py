@@ -20,6 +20,7 @@ REGION_NOTES = {
     "3 loop": "The code that talks to the model. The model remembers nothing between calls.",
 }
 GAP_OPEN, GAP_CLOSE = "# --- your code ---", "# --- end ---"
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's solution markers
 
 
 @dataclass(frozen=True)
@@ -88,10 +89,14 @@ def helpers() -> dict[str, str]:
     return {name: piece.source for name, piece in pieces().items() if name.startswith("_")}
 
 
-def lesson_file(title: str, contents: list[Piece], gaps: set[str], note: str = "") -> str:
-    """A harness file holding `contents` in region order, with the names in `gaps` left empty.
+def lesson_file(title: str, contents: list[Piece], gaps: set[str], note: str = "", *,
+                marked: bool = False) -> str:
+    """A harness file holding `contents` in region order, with the names in `gaps` left empty,
+    or, when `marked`, with each gap holding the reference between nbgrader's solution markers.
 
-    A private helper of the reference goes in once, right before the first piece that uses it.
+    A private helper of the reference goes in once, right before the first piece that uses it
+    (inside the markers when that piece is a gap). Deleting every marked block, markers and
+    all, gives the starter; deleting the marker lines alone gives the reference's code.
     """
     doc = f"{title}.\n\n{note}\n" if note else f"{title}."
     parts, emitted = [f'"""harness.py: {doc}"""'], set()
@@ -101,12 +106,47 @@ def lesson_file(title: str, contents: list[Piece], gaps: set[str], note: str = "
             continue
         parts.append(f"# == {region} ==\n# {REGION_NOTES[region]}")
         for piece in here:
-            if piece.name in gaps:
+            if piece.name in gaps and not marked:
                 parts.append(f"{GAP_OPEN}\n# {piece.signature}\n{GAP_CLOSE}")
                 continue
-            for name, source in helpers().items():
-                if f"{name}(" in piece.source and name not in emitted:
-                    emitted.add(name)
-                    parts.append(source)
-            parts.append(piece.source)
+            needed = {name: source for name, source in helpers().items()
+                      if f"{name}(" in piece.source and name not in emitted}
+            emitted.update(needed)
+            written = "\n\n\n".join([*needed.values(), piece.source])
+            if piece.name in gaps:
+                written = f"{GAP_OPEN}\n# {piece.signature}\n{BEGIN}\n{written}\n{END}\n{GAP_CLOSE}"
+            parts.append(written)
     return "\n\n\n".join(parts) + "\n"
+
+
+def solution_bodies(starter: str, reference: str, names: list[str]) -> str:
+    """The starter with the code of each function in `names` (what follows its docstring and
+    its opening comments) replaced by the reference's between nbgrader's solution markers: the
+    released copy keeps the starter's signatures, docstrings and hints, which give nothing away."""
+    solutions = {name: _code(reference, name) for name in names}
+    lines = starter.splitlines()
+    for node in reversed(ast.parse(starter).body):
+        if isinstance(node, ast.FunctionDef) and node.name in names:
+            first = _first_code_line(node, lines)
+            indent = " " * node.body[0].col_offset
+            lines[first:max(first, node.end_lineno)] = [f"{indent}{BEGIN}", *solutions[node.name],
+                                                        f"{indent}{END}"]
+    return "\n".join(lines) + "\n"
+
+
+def _first_code_line(node: ast.FunctionDef, lines: list[str]) -> int:
+    """The index of the function's first line of code: after its docstring and the comment
+    lines that open its body."""
+    docstring = ast.get_docstring(node) is not None
+    at = node.body[0].end_lineno if docstring else node.body[0].lineno - 1
+    while at < len(lines) and lines[at].strip().startswith("#"):
+        at += 1
+    return at
+
+
+def _code(source: str, name: str) -> list[str]:
+    """The lines of function `name`'s code in `source`, its docstring left out."""
+    lines = source.splitlines()
+    node = next(n for n in ast.parse(source).body
+                if isinstance(n, ast.FunctionDef) and n.name == name)
+    return lines[_first_code_line(node, lines):node.end_lineno]

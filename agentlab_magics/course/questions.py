@@ -29,12 +29,32 @@ class Question(BaseModel):
     answer: str
     source: str = ""
 
-    def option(self, choice: str) -> Option | None:
-        """The option a committed answer names: its letter (A, B, …) or its number from 1."""
+    @property
+    def letters(self) -> list[str]:
+        """The options' letters, A first."""
+        return [chr(ord("A") + n) for n in range(len(self.options))]
+
+    def letter(self, choice: str) -> str | None:
+        """The letter of the option `choice` names (by letter or number from 1), or None."""
         key = choice.strip().upper()
-        letters = {chr(ord("A") + n): o for n, o in enumerate(self.options)}
-        numbers = {str(n + 1): o for n, o in enumerate(self.options)}
-        return letters.get(key) or numbers.get(key)
+        if key.isdigit() and 1 <= int(key) <= len(self.options):
+            return self.letters[int(key) - 1]
+        return key if key in self.letters else None
+
+    def answer_for(self, given: str) -> str:
+        """The answer to record for what the student gave: an option's letter, or their words.
+
+        Raises ValueError with a sentence saying how to answer when `given` cannot be recorded.
+        """
+        if self.kind == "open":
+            if not given.strip():
+                raise ValueError("Write your answer in your own words before committing it.")
+            return given.strip()
+        letter = self.letter(given)
+        if letter is None:
+            raise ValueError(f"{given!r} is not one of the options: answer with "
+                             f"{', '.join(self.letters[:-1])} or {self.letters[-1]}.")
+        return letter
 
 
 def _choice(id: str, prompt: str, options: list[tuple[str, bool, str]], answer: str,
@@ -177,17 +197,144 @@ CHECKPOINT_A = [
         "with a tool call' (both loops run honest calls the same way)."),
 ]
 
-QUESTIONS: dict[str, list[Question]] = {"checkpoint-a": CHECKPOINT_A}
+def _predict(lab: str, id: str, prompt: str, options: list[tuple[str, bool, str]],
+             answer: str) -> Question:
+    return Question(id=id, lab=lab, kind="choice", prompt=prompt, answer=answer,
+                    options=[Option(text=t, correct=c, why=w) for t, c, w in options])
+
+
+# One prediction per lesson, asked before the demonstration that settles it.
+PREDICTIONS = [
+    _predict(
+        "lesson1", "l1-two-calls",
+        "A chat sends the model only the newest message. The user says 'My name is Ada.' and "
+        "then 'What is my name?'. What does the second reply say?",
+        [("'Your name is Ada.': the model heard it a moment ago.", False,
+          "Nothing links the two requests on the provider's side: the second one is read on "
+          "its own, and it holds only the question."),
+         ("That it does not know the name.", True,
+          "The second request carried one message, the question; the answer to it was never "
+          "sent."),
+         ("An error: a conversation cannot start with a question.", False,
+          "A request that opens with a question is a perfectly good request.")],
+        "The model keeps nothing between calls. The conversation lives in your list, and every "
+        "request must carry the whole of it: that is what chat is for."),
+    _predict(
+        "lesson2", "l2-call-order",
+        "A reply holds the text 'Checking both.', a call to read a.py and a call to read b.py. "
+        "How many entries does tool_calls give, and in what order?",
+        [("Three: the text, then the two calls.", False,
+          "The text is something the model said, not something it asked you to run."),
+         ("Two: read a.py, then read b.py.", True,
+          "Only toolCall blocks are calls, and the order they were made is the order the "
+          "results must come back in."),
+         ("Two, in any order: the ids say which is which.", False,
+          "The ids match a result to its call, but a strict provider also wants the results "
+          "in the order the calls were made.")],
+        "A reply's content is a list of blocks; its calls are the toolCall blocks, read in "
+        "order, every time they are needed."),
+    _predict(
+        "lesson3", "l3-label",
+        "A reply carries a call to read config.py but its stop_reason says 'stop'. What should "
+        "the loop do?",
+        [("Stop: the model said it is finished.", False,
+          "The label is a summary the provider writes; the content is what the model asked "
+          "for, and it asked for a tool."),
+         ("Run the call, append its result and ask the model again.", True,
+          "A call is a call whatever the label says; the loop ends on a reply that asks for "
+          "nothing, not on a word."),
+         ("Drop the call and return the reply.", False,
+          "That leaves a call with no result on the record, and the next request on that list "
+          "is refused.")],
+        "The loop reads the content: it ends when a reply holds no calls. Believing the label "
+        "leaves an unanswered call behind."),
+    _predict(
+        "lesson4", "l4-unknown-tool",
+        "The model asks for a tool called raed. Your tools are read, write and bash. What goes "
+        "on the record?",
+        [("Nothing: the call is skipped and the loop moves on.", False,
+          "Then the call has no result, and every later request on that list is refused."),
+         ("A result for that call saying the tool was not found, marked as an error.", True,
+          "One call in, one result out: the model reads the error and can try again with "
+          "the right name."),
+         ("The loop raises, so the developer sees the typo.", False,
+          "The typo was the model's, and only the model can fix it; it can only read what "
+          "lands on the record.")],
+        "run_tool answers every call with exactly one result. A failure becomes an error "
+        "result the model can read, never a missing result or an exception."),
+    _predict(
+        "lesson5", "l5-outage",
+        "The provider fails once and the loop records a failed reply with no words in it. The "
+        "user asks again. What does the next request carry?",
+        [("The whole record, the empty failed reply included.", False,
+          "A strict provider refuses an assistant message with no content, so every later "
+          "request would fail too."),
+         ("The record without the empty failed reply.", True,
+          "The record keeps what happened; the request is computed from it, leaving out what "
+          "a provider cannot read."),
+         ("Only the new question, to start clean.", False,
+          "That throws the conversation away; the model would not know what came before.")],
+        "Keep two lists apart: the record, which is never edited, and the request, which "
+        "context_for_model makes from it before every call."),
+    _predict(
+        "lesson6", "l6-cut",
+        "A read tool returns the first 2,000 lines of a 5,000-line log and says nothing more. "
+        "The line the model needs is 2,400. What happens?",
+        [("The model asks for the next page.", False,
+          "Nothing in the result says there is a next page: it ends on an ordinary log line."),
+         ("The model answers that the line is not there.", True,
+          "It can only reason about what it was shown, and it was shown a file that seemed "
+          "to end."),
+         ("The provider refuses such a long result.", False,
+          "The result fits the budget; the trouble is what it leaves unsaid.")],
+        "A cut result must say where it stopped and how to go on. With that one line the "
+        "model pages on by itself."),
+    _predict(
+        "ch03-a", "u3a-boundary",
+        "Each model attempt is estimated at 2 cents against a budget of 6. Four cents are "
+        "already charged. Is the next attempt admitted?",
+        [("Yes: 4 + 2 lands exactly on the budget, and landing on it is allowed.", True,
+          "Only going past the budget is refused; equality is within the bound."),
+         ("No: the budget would be used up.", False,
+          "Using the budget up is what a budget is for; the rule refuses exceeding it."),
+         ("It depends on whether the last attempt succeeded.", False,
+          "Admission looks at the charge so far and the estimate of the next attempt, not at "
+          "outcomes: a failed attempt was charged too.")],
+        "Admit when calls so far are under the call limit and spent plus the next estimate "
+        "does not exceed the budget. The call limit is checked first."),
+    _predict(
+        "ch03-b", "u3b-free-failures",
+        "A loop charges an attempt only after the provider answers. The provider fails on "
+        "every attempt. The budget is 6 cents at 2 cents an attempt and there is no call "
+        "limit. How many attempts are made?",
+        [("Three: the budget stops it.", False,
+          "Nothing was ever charged: every attempt failed before the charge."),
+         ("As many as the outer bound allows, or forever without one.", True,
+          "A failing provider looks free, so the cost bound never binds."),
+         ("None: a failing provider is not called.", False,
+          "The loop cannot know it will fail until it tries.")],
+        "Charge at admission, before the provider can fail. Exposure is an estimate that "
+        "bounds attempts, not an invoice for successes."),
+]
+
+QUESTIONS: dict[str, list[Question]] = {
+    "checkpoint-a": CHECKPOINT_A, **{question.lab: [question] for question in PREDICTIONS}}
 
 
 def questions_for(lab_id: str) -> list[Question]:
     return QUESTIONS.get(lab_id, [])
 
 
+class UnknownQuestion(LookupError):
+    """No question has that id; the message lists the ones there are."""
+
+
 def find_question(question_id: str) -> Question:
+    """The question called `question_id`, or UnknownQuestion naming the ones there are."""
     for questions in QUESTIONS.values():
         for question in questions:
-            if question.id == question_id:
+            if question.id == question_id.strip():
                 return question
     known = ", ".join(q.id for qs in QUESTIONS.values() for q in qs)
-    raise LookupError(f"There is no question called {question_id!r}. The questions are: {known}.")
+    raise UnknownQuestion(f"There is no question called {question_id!r}. "
+                          f"The questions are: {known}.")

@@ -7,6 +7,7 @@ asserts one thing about what a run left behind.
 from __future__ import annotations
 
 from agentlab_magics.course.catalog import PURPOSES, Lab
+from agentlab_magics.course.harness_file import solution_bodies
 
 NAMES = ["script", "check"]
 
@@ -63,4 +64,5 @@ def checkpoint_a_test() -> Lab:
                lesson="A", module="my_test", names=NAMES,
                purposes={name: PURPOSES[name] for name in NAMES},
                tests="agentlab_magics.course.labtests.checkpoint_a_test",
-               starter=STARTER, reference=REFERENCE)
+               starter=STARTER, reference=REFERENCE, 
+               marked=solution_bodies(STARTER, REFERENCE, NAMES))

@@ -1,6 +1,6 @@
 """One object, three renderings: text/plain, a static text/html fallback, and a live widget.
 
-A view (a transcript, a check report, later a question or a progress page) is one object whose
+A view (a transcript, a check report, a question) is one object whose
 _repr_mimebundle_ carries all three, so JupyterLab shows the widget while nbconvert's HTML
 export and nbgrader feedback, which cannot run it, show the static HTML. The widget, and with
 it anywidget and ipywidgets, is built only when a bundle with a widget is asked for.
@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agentlab_magics.widgets.transcript_widget import TranscriptWidget
+from typing import Any
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -38,7 +35,7 @@ class ThreeWayView:
 
     def __init__(self, *, static: bool = False) -> None:
         self.static = static
-        self._widget: TranscriptWidget | None = None
+        self._widget: Any = None
 
     def data(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -50,13 +47,17 @@ class ThreeWayView:
         raise NotImplementedError
 
     @property
-    def widget(self) -> TranscriptWidget:
+    def widget(self) -> Any:
         """The live view: one widget carrying `data()`, built on first use and reused after."""
         if self._widget is None:
-            from agentlab_magics.widgets.transcript_widget import TranscriptWidget
-
-            self._widget = TranscriptWidget(data=self.data())
+            self._widget = self.make_widget()
         return self._widget
+
+    def make_widget(self) -> Any:
+        """A new widget drawing `data()`; views that take input give their own."""
+        from agentlab_magics.widgets.transcript_widget import TranscriptWidget
+
+        return TranscriptWidget(data=self.data())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         """The widget's view (unless static) beside the HTML fallback and the plain text."""

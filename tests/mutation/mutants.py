@@ -1,11 +1,12 @@
 """Plausible wrong harnesses: each is a lab's reference with one edit a student might make.
 
-Every mutant must fail at least one test of its lab; the references must pass every test.
+Every mutant must fail at least one test of its lab, and every test of a lab, held-back ones
+included, must fail at least one of the lab's mutants; the references must pass every test.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ MUTANTS: list[Mutant] = [
            "    while True:\n", "    for _ in range(1):\n"),
     Mutant("a loop with a turn limit of its own", "lesson3",
            "    while True:\n", "    for _ in range(10):\n"),
+    Mutant("a loop with a generous turn limit of its own", "lesson3",
+           "    while True:\n", "    for _ in range(20):\n"),
     Mutant("the copied list", "lesson3",
            "    messages.append(user_message(prompt))\n    while True:",
            "    messages = list(messages)\n    messages.append(user_message(prompt))\n    while True:"),
@@ -113,6 +116,12 @@ MUTANTS += [
     Mutant("user_message with content blocks", "lesson1",
            'return {"role": "user", "content": text}',
            'return {"role": "user", "content": [{"type": "text", "text": text}]}'),
+    Mutant("user_message that trims what was typed", "lesson1",
+           'return {"role": "user", "content": text}',
+           'return {"role": "user", "content": text.strip()}'),
+    Mutant("the chat that sends the last three messages", "lesson1",
+           "    reply = model.complete(system, messages, [])",
+           "    reply = model.complete(system, messages[-3:], [])"),
 ]
 
 # lesson 2: tool calls and results (tool_calls, tool_specs)
@@ -142,6 +151,10 @@ MUTANTS += [
            '    calls = [block for block in message["content"] if block["type"] == "toolCall"]\n'
            '    message["content"] = [b for b in message["content"] if b["type"] != "toolCall"]\n'
            '    return calls'),
+    Mutant("tool_calls that keeps one call per tool", "lesson2",
+           '[block for block in message["content"] if block["type"] == "toolCall"]',
+           'list({block["name"]: block for block in message["content"]\n'
+           '                 if block["type"] == "toolCall"}.values())'),
     Mutant("tool_calls that gives None for a text-only reply", "lesson2",
            '    return [block for block in message["content"] if block["type"] == "toolCall"]',
            '    return [block for block in message["content"] if block["type"] == "toolCall"]'
@@ -164,6 +177,12 @@ MUTANTS += [
     Mutant("str_arg with its own wording", "lesson4",
            'raise ValueError(f"{name} must be a string")',
            'raise ValueError(f"{name} is not a string")'),
+    Mutant("str_arg whose error always names path", "lesson4",
+           'raise ValueError(f"{name} must be a string")',
+           'raise ValueError("path must be a string")'),
+    Mutant("int_arg whose error always names offset", "lesson4",
+           'raise ValueError(f"{name} must be an integer")',
+           'raise ValueError("offset must be an integer")'),
     Mutant("int_arg that rejects None", "lesson4",
            "    if value is None:\n        return default",
            "    if name not in arguments:\n        return default"),
@@ -228,6 +247,9 @@ MUTANTS += [
            "Use offset={last + 1} to continue.", "Use offset={last} to continue."),
     Mutant("the notice counts from line 1", "lesson6",
            'kept += (f"[Showing lines {offset}-{last}', 'kept += (f"[Showing lines 1-{last}'),
+    Mutant("the read tool pages by the default line budget", "lesson6",
+           'truncate_head("".join(wanted), max_lines, max_bytes)',
+           'truncate_head("".join(wanted), MAX_LINES, max_bytes)'),
     Mutant("the read tool ignores limit", "lesson6",
            "        end = len(lines) if limit is None else offset - 1 + limit",
            "        end = len(lines)"),
@@ -253,6 +275,8 @@ MUTANTS += [
     Mutant("the write tool writes whatever it is given", "lesson6",
            '        content = str_arg(arguments, "content")',
            '        content = str(arguments.get("content"))'),
+    Mutant("the bash tool counts the newlines, not the lines", "lesson6",
+           "        total = len(output.splitlines())", '        total = output.count("\\n")'),
     Mutant("the bash tool keeps the head", "lesson6",
            "output, shown = truncate_tail(output, max_lines, max_bytes)",
            "output, shown = truncate_head(output, max_lines, max_bytes)"),
@@ -273,4 +297,167 @@ MUTANTS += [
            '        "name": "read",', '        "name": "read_file",'),
     Mutant("the read tool without a limit parameter", "lesson6",
            '                "limit": {"type": "integer", "description": "How many lines."},\n', ""),
+]
+
+# lesson 5: failures and limits (error_message, context_for_model, run_agent with max_turns);
+# TURN and CONTEXT_FOR_MODEL are pieces of the reference that some mutants rewrite whole
+TURN = '''    while True:
+        turn += 1
+        if max_turns is not None and turn > max_turns:
+            reply = error_message(f"Agent stopped after max_turns={max_turns}")
+        else:
+            reply = model.complete(system, context_for_model(messages), tool_specs(tools))'''
+CONTEXT_FOR_MODEL = '''    return [message for message in messages
+            if not (message["role"] == "assistant" and message.get("stop_reason") == "error"
+                    and not message["content"])]'''
+FAILURES_AND_LIMITS = [
+    Mutant("error_message without its label", "lesson5",
+           '"stop_reason": "error", "error_message": text}',
+           '"stop_reason": "stop", "error_message": text}'),
+    Mutant("error_message that also says the reason", "lesson5",
+           '"content": [], "stop_reason": "error"',
+           '"content": [{"type": "text", "text": text}], "stop_reason": "error"'),
+    Mutant("max_turns one turn short", "lesson5", "turn > max_turns", "turn >= max_turns"),
+    Mutant("the stop message written for max_turns=1", "lesson5",
+           'error_message(f"Agent stopped after max_turns={max_turns}")',
+           'error_message("Agent stopped after max_turns=1")'),
+    Mutant("the stop is returned, not written down", "lesson5",
+           '            reply = error_message(f"Agent stopped',
+           '            return error_message(f"Agent stopped'),
+    Mutant("the limit leaves the last calls unanswered", "lesson5",
+           "        if not calls:\n            return reply",
+           "        if not calls or (max_turns is not None and turn >= max_turns):\n"
+           "            return reply"),
+    Mutant("the turns counted from the list", "lesson5",
+           "    turn = 0\n",
+           '    turn = sum(message["role"] == "assistant" for message in messages)\n'),
+    Mutant("the turns counted on the model, never reset", "lesson5",
+           "turn > max_turns", "len(model.calls) >= max_turns"),
+    Mutant("a turn limit of its own when max_turns is None", "lesson5",
+           "if max_turns is not None and turn > max_turns:", "if turn > (max_turns or 10):"),
+    Mutant("the request made once, before the loop", "lesson5", TURN,
+           TURN.replace("    while True:",
+                        "    request = context_for_model(messages)\n    while True:")
+           .replace("context_for_model(messages), tool_specs", "request, tool_specs")),
+    Mutant("the record sent, not the request", "lesson5",
+           "model.complete(system, context_for_model(messages),",
+           "model.complete(system, messages,"),
+    Mutant("a 503 is raised", "lesson5",
+           '        if reply["stop_reason"] == "error":\n            return reply',
+           '        if reply["stop_reason"] == "error":\n'
+           '            raise RuntimeError(reply["error_message"])'),
+    Mutant("a failed reply is not written down", "lesson5",
+           '        messages.append(reply)\n        if reply["stop_reason"] == "error":\n'
+           '            return reply\n',
+           '        if reply["stop_reason"] == "error":\n            return reply\n'
+           '        messages.append(reply)\n'),
+    Mutant("context_for_model drops every failed reply", "lesson5",
+           ' == "error"\n                    and not message["content"])]', ' == "error")]'),
+    Mutant("context_for_model removes while it iterates", "lesson5", CONTEXT_FOR_MODEL,
+           '''    view = list(messages)
+    for message in view:
+        if (message["role"] == "assistant" and message.get("stop_reason") == "error"
+                and not message["content"]):
+            view.remove(message)
+    return view'''),
+    Mutant("context_for_model edits the record", "lesson5", CONTEXT_FOR_MODEL,
+           CONTEXT_FOR_MODEL.replace("    return [", "    messages[:] = [")
+           + "\n    return messages"),
+]
+MUTANTS += FAILURES_AND_LIMITS
+
+# checkpoint A: the same three names rebuilt and measured by the same tests, so every lesson-5
+# mutant is a checkpoint-A mutant too; then the seed's classic bugs of a loop written from memory
+MUTANTS += [replace(mutant, name=f"rebuilt: {mutant.name}", lab="checkpoint-a")
+            for mutant in FAILURES_AND_LIMITS]
+MUTANTS += [
+    Mutant("rebuilt: the loop believes the label", "checkpoint-a",
+           "        calls = tool_calls(reply)\n        if not calls:",
+           '        calls = tool_calls(reply)\n        if reply["stop_reason"] != "toolUse":'),
+    Mutant("rebuilt: calls to unknown tools are skipped", "checkpoint-a",
+           "        for call in calls:\n            messages.append(run_tool(tools, call))",
+           '        for call in calls:\n'
+           '            if call["name"] in [tool["name"] for tool in tools]:\n'
+           '                messages.append(run_tool(tools, call))'),
+    Mutant("rebuilt: the loop runs the tools itself", "checkpoint-a",
+           "            messages.append(run_tool(tools, call))",
+           '''            tool = {tool["name"]: tool for tool in tools}[call["name"]]
+            messages.append({"role": "toolResult", "tool_call_id": call["id"],
+                             "tool_name": call["name"],
+                             "content": tool["execute"](call["arguments"]), "is_error": False})'''),
+    Mutant("rebuilt: the copied list", "checkpoint-a",
+           "    messages.append(user_message(prompt))\n    turn = 0",
+           "    messages = messages + [user_message(prompt)]\n    turn = 0"),
+    Mutant("rebuilt: only the newest message is sent", "checkpoint-a",
+           "context_for_model(messages), tool_specs(tools)",
+           "context_for_model(messages)[-1:], tool_specs(tools)"),
+    Mutant("rebuilt: only the first call is answered", "checkpoint-a",
+           "        for call in calls:\n", "        for call in calls[:1]:\n"),
+    Mutant("rebuilt: the results in reverse", "checkpoint-a",
+           "        for call in calls:\n", "        for call in reversed(calls):\n"),
+    Mutant("rebuilt: the final reply is not kept", "checkpoint-a",
+           '''        messages.append(reply)
+        if reply["stop_reason"] == "error":
+            return reply
+        calls = tool_calls(reply)
+        if not calls:
+            return reply
+''', '''        if reply["stop_reason"] == "error":
+            messages.append(reply)
+            return reply
+        calls = tool_calls(reply)
+        if not calls:
+            return reply
+        messages.append(reply)
+'''),
+    Mutant("rebuilt: returns the words, not the reply", "checkpoint-a",
+           "        if not calls:\n            return reply",
+           "        if not calls:\n            return text_of(reply)"),
+    Mutant("rebuilt: no system prompt", "checkpoint-a",
+           "model.complete(system, context_for_model", 'model.complete("", context_for_model'),
+    Mutant("rebuilt: a generous turn limit of its own", "checkpoint-a",
+           "if max_turns is not None and turn > max_turns:", "if turn > (max_turns or 20):"),
+    Mutant("rebuilt: context_for_model under another name", "checkpoint-a",
+           "def context_for_model(messages):", "def request_from(messages):"),
+]
+
+# checkpoint A's test lab: wrong student tests, a script and a check that cannot part the loops
+MUTANTS += [
+    Mutant("the script that is still empty", "checkpoint-a-test",
+           '''    return [lab.reply(lab.call("read", {"path": "config.py"}), stop_reason="stop"),
+            lab.say("The port is 9090.")]''', "    return []"),
+    Mutant("the script with no answer after the call", "checkpoint-a-test",
+           ',\n            lab.say("The port is 9090.")]', "]"),
+    Mutant("the script whose label tells the truth", "checkpoint-a-test",
+           ', stop_reason="stop")', ")"),
+    Mutant("the check that expects what the buggy loop leaves", "checkpoint-a-test",
+           'expected = "U A[c1] R(c1) A"', 'expected = "U A[c1]"'),
+    Mutant("the check that expects one model call", "checkpoint-a-test",
+           "    assert lab.shape(messages) == expected, (", "    assert len(model.calls) == 1, ("),
+    Mutant("the check that believes the final label", "checkpoint-a-test",
+           "    assert lab.shape(messages) == expected, (",
+           '    assert final["stop_reason"] == "stop", ('),
+    Mutant("the check that prints its explanation", "checkpoint-a-test",
+           "    assert lab.shape(messages) == expected, (",
+           "    assert lab.shape(messages) == expected\n    print("),
+]
+
+# unit ch03-b: attempt, charged at admission
+MUTANTS += [
+    Mutant("ch03-b: charged only when the provider answers", "ch03-b",
+           "        spent += call_cost\n        try:\n            answer = provider()\n",
+           "        try:\n            answer = provider()\n            spent += call_cost\n"),
+    Mutant("ch03-b: >= at the budget", "ch03-b",
+           "if spent + call_cost > budget:", "if spent + call_cost >= budget:"),
+    Mutant("ch03-b: money checked before attempts", "ch03-b",
+           "        if attempts >= max_attempts:",
+           '''        if spent + call_cost > budget:
+            return {"status": "MODEL_COST_LIMIT", "attempts": attempts, "spent": spent,
+                    "events": events, "answer": None}
+        if attempts >= max_attempts:'''),
+    Mutant("ch03-b: a failed attempt is given back", "ch03-b",
+           '            events.append((attempts, spent, "failed"))\n',
+           '            events.append((attempts, spent, "failed"))\n            attempts -= 1\n'),
+    Mutant("ch03-b: a price of 2 cents written in", "ch03-b",
+           "        spent += call_cost\n", "        spent += 2\n"),
 ]

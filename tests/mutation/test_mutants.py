@@ -1,32 +1,87 @@
-"""The checking power of the labs: references pass everything, every mutant fails something."""
+"""The checking power of the labs: references pass everything, every mutant fails something,
+and every test, held-back ones included, fails some mutant: a test that cannot fail is a defect.
+
+Each source is checked once, with the held-back tests, and its report reused by every test here.
+"""
 
 from __future__ import annotations
+
+import functools
+import importlib
 
 import pytest
 
 from agentlab_magics.checking import run
+from agentlab_magics.checking.report import CheckReport
+from agentlab_magics.checking.runner import is_held_back
 from agentlab_magics.course import find_lab, labs
-from tests.mutation.mutants import MUTANTS
+from tests.mutation.mutants import MUTANTS, Mutant
+
+LABS = list(labs())
 
 
-def check_source(lab_id: str, source: str, tmp_path):
-    path = tmp_path / f"{find_lab(lab_id).module}.py"
-    path.write_text(source, encoding="utf-8")
-    return run(lab_id, path, timeout=5)
+@pytest.fixture(scope="module")
+def check(tmp_path_factory):
+    """check(lab_id, source): the report of the lab's tests on `source`, held-back ones included
+    unless held_back is false, as in %%check."""
+
+    @functools.cache
+    def checked(lab_id: str, source: str, held_back: bool = True) -> CheckReport:
+        path = tmp_path_factory.mktemp(lab_id) / f"{find_lab(lab_id).module}.py"
+        path.write_text(source, encoding="utf-8")
+        return run(lab_id, path, timeout=5, held_back=held_back)
+
+    return checked
 
 
-@pytest.mark.parametrize("lab_id", list(labs()))
-def test_the_reference_passes_every_test(lab_id, tmp_path):
-    report = check_source(lab_id, find_lab(lab_id).reference, tmp_path)
+def reference_report(check, lab_id: str) -> CheckReport:
+    return check(lab_id, find_lab(lab_id).reference)
+
+
+def mutant_report(check, mutant: Mutant) -> CheckReport:
+    return check(mutant.lab, mutant.apply(find_lab(mutant.lab).reference))
+
+
+def held_back_tests(lab_id: str) -> set[str]:
+    """The names of the lab's tests that %%check leaves out."""
+    tests = vars(importlib.import_module(find_lab(lab_id).tests))
+    return {name for name, test in tests.items() if name.startswith("test_") and is_held_back(test)}
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_the_reference_passes_every_test(lab_id, check):
+    report = reference_report(check, lab_id)
     failed = [(o.name, o.outcome, o.message) for o in report.outcomes if not o.passed]
     assert report.all_passed, (report.problem, failed)
 
 
+@pytest.mark.parametrize("lab_id", LABS)
+def test_check_leaves_out_the_held_back_tests_and_the_reference_passes_the_rest(lab_id, check):
+    report = check(lab_id, find_lab(lab_id).reference, held_back=False)
+    assert report.all_passed, (report.problem, [o.name for o in report.outcomes if not o.passed])
+    every = {o.name for o in reference_report(check, lab_id).outcomes}
+    assert {o.name for o in report.outcomes} == every - held_back_tests(lab_id)
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
-def test_every_mutant_fails_its_lab(mutant, tmp_path):
-    report = check_source(mutant.lab, mutant.apply(find_lab(mutant.lab).reference), tmp_path)
+def test_every_mutant_fails_its_lab(mutant, check):
+    report = mutant_report(check, mutant)
     assert report.problem is None, report.problem
     assert not report.all_passed, f"{mutant.name} passes every test of {mutant.lab}"
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_every_test_rejects_some_plausible_wrong_harness(lab_id, check):
+    tests = [o.name for o in reference_report(check, lab_id).outcomes]
+    assert tests, f"No test of {lab_id} ran on its reference."
+    unrun = held_back_tests(lab_id) - set(tests)
+    assert not unrun, f"The held-back tests {sorted(unrun)} did not run."
+    rejected = {o.name for mutant in MUTANTS if mutant.lab == lab_id
+                for o in mutant_report(check, mutant).outcomes if not o.passed}
+    unproven = [name for name in tests if name not in rejected]
+    assert not unproven, (
+        f"No mutant of {lab_id} fails {unproven}: add to tests/mutation/mutants.py a plausible "
+        "wrong harness each of these tests rejects.")
 
 
 def test_there_are_at_least_25_mutants():

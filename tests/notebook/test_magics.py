@@ -85,6 +85,27 @@ def test_transcript_static_and_request(shell, capsys):
     assert "could not evaluate 'nope'" in cell(shell, "%transcript nope", capsys)
 
 
+def test_question_commits_once_and_shows_the_commitment_again(shell, capsys, tmp_path):
+    before = cell(shell, "%question a4-jumbled-order --static", capsys)
+    assert "Commit an answer with %question a4-jumbled-order --answer B" in before
+    assert "Right:" not in before
+    committed = cell(shell, "%question a4-jumbled-order --answer 3", capsys)
+    assert "Your answer" in committed and "Right: Each result right after the reply" in committed
+    rerun = cell(shell, "%question a4-jumbled-order", capsys)
+    assert "Your answer" in rerun and "> C." in rerun
+    assert "so that one stands" in cell(shell, "%question a4-jumbled-order --answer A", capsys)
+    stored = ProgressStore(tmp_path / "progress.json").lab("checkpoint-a").questions
+    assert stored["a4-jumbled-order"].answer == "C"
+
+
+def test_question_answers_in_own_words_and_bad_input(shell, capsys):
+    out = cell(shell, '%question a8-own-words --answer "a reply whose label lies"', capsys)
+    assert "Your answer" in out and "a reply whose label lies" in out
+    assert "There is no question called 'nope'" in cell(shell, "%question nope", capsys)
+    assert "answer with A, B or C" in cell(shell, "%question a5-outage --answer Q", capsys)
+    assert "Usage:" in cell(shell, "%question", capsys)
+
+
 def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
     out = cell(shell, "%solution lesson3", capsys)
     assert "def run_agent" in out
@@ -94,6 +115,8 @@ def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
 
 def test_progress_map_export_and_import(shell, capsys, tmp_path):
     cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
+    assert "in progress" in cell(shell, "%progress", capsys)
+    cell(shell, "%question l5-outage --answer B", capsys)
     assert "mastered" in cell(shell, "%progress", capsys)
     target = tmp_path / "export.json"
     assert "exported" in cell(shell, f"%progress export {target}", capsys)

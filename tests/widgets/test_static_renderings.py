@@ -1,13 +1,18 @@
-"""The static HTML and the text of a transcript and a report: complaints on their rows, the
+"""The static HTML and the text of a transcript, a report and a question: complaints on their rows, the
 request struck through, collapsed output, and nothing from the data ever becoming markup."""
 
 import re
 
+import pytest
 from bs4 import BeautifulSoup
 
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.course.questions import find_question
+from agentlab_magics.notebook import Asked
+from agentlab_magics.progress.store import Commitment
 from agentlab_magics.widgets import ReportView, Transcript
+from agentlab_magics.widgets.question_view import QuestionView
 from agentlab_magics.widgets.rendering import asset
 from agentlab_magics.widgets.transcript_html import STATIC_ROWS, transcript_html
 from agentlab_magics.widgets.transcript_data import transcript_data
@@ -33,7 +38,10 @@ def hostile_report() -> CheckReport:
 
 def test_nothing_from_a_student_a_model_or_a_tool_becomes_markup():
     pages = {"transcript": Transcript(hostile_messages()).to_html(),
-             "report": ReportView(hostile_report()).to_html()}
+             "report": ReportView(hostile_report()).to_html(),
+             "question": QuestionView(Asked(find_question("a8-own-words"),
+                                            Commitment(answer=HOSTILE),
+                                            notice=HOSTILE)).to_html()}
     for name, page in pages.items():
         lowered = page.lower()
         assert "<script" not in lowered and "<img" not in lowered, name
@@ -55,8 +63,9 @@ def test_each_hostile_field_is_drawn_as_text():
     assert "al-role-other" in row(page, 4)["class"]
 
 
-def test_the_javascript_puts_data_in_as_text_only():
-    source = asset("transcript.js")
+@pytest.mark.parametrize("script", ["transcript.js", "question.js"])
+def test_the_javascript_puts_data_in_as_text_only(script):
+    source = asset(script)
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write",
                  "createContextualFragment", "DOMParser", "eval(", "new Function"):
         assert sink not in source, sink
@@ -71,7 +80,7 @@ def test_the_static_page_has_no_script_and_its_style_is_scoped():
                  .split("}") if "{" in rule]
     for selector in selectors:
         for part in selector.split(","):
-            assert part.strip().startswith((".al-transcript", ".al-report")), part
+            assert part.strip().startswith((".al-transcript", ".al-report", ".al-question")), part
 
 
 def test_complaints_are_marked_on_the_rows_they_name():

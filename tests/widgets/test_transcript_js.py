@@ -1,8 +1,6 @@
 """transcript.js in a real browser, through anywidget's render({model, el}) contract: windowed
 rows, call/result highlighting, the record/request toggle, raw JSON, search, and hostile text
-drawn as text. Skipped where Playwright has no Chromium to drive."""
-
-import shutil
+drawn as text. Runs in Debian's chromium (tests/chromium.py)."""
 
 import pytest
 
@@ -12,7 +10,6 @@ from agentlab_magics.widgets import report_data, transcript_data
 from agentlab_magics.widgets.rendering import asset
 from tests.widgets.cases import A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages
 
-sync_api = pytest.importorskip("playwright.sync_api")
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>%s</style></head>
 <body><div id="host"></div><script type="module">
@@ -27,20 +24,6 @@ window.mount = async (source, data) => {
   window.unmount = widget.render({model, el: host});
 };
 </script></body></html>"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch()
-        except Exception:
-            system = shutil.which("chromium") or shutil.which("chromium-browser")
-            if system is None:
-                pytest.skip("no Chromium for Playwright")
-            launched = playwright.chromium.launch(executable_path=system, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from agentlab_magics.bounded.admission import INSTRUCTOR_ADMISSION_CASES, VISIBLE_CASES
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
+from agentlab_magics.course.labtests.kit import held_back
 
 
 def case(used, most, spent, cost, budget):
@@ -41,6 +42,7 @@ def test_no_attempts_allowed(harness):
     check(harness, [(case(0, 0, 0, 0, 9), "MODEL_CALL_LIMIT")])
 
 
+@held_back
 def test_the_held_back_cases(harness):
     """The instructor's held-back boundary cases get the right decisions too."""
     check(harness, INSTRUCTOR_ADMISSION_CASES)

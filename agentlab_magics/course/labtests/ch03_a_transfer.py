@@ -2,6 +2,7 @@
 
 from agentlab_magics.bounded.admission import INSTRUCTOR_TRANSFER_CASES, TRANSFER_CASES
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
+from agentlab_magics.course.labtests.kit import held_back
 
 
 def rows(table):
@@ -37,6 +38,7 @@ def test_calls_before_cost(harness):
     check(harness, [(state(5, 5, 30, 8, 30), "CALL_LIMIT"), (state(0, 0, 0, 1, 50), "CALL_LIMIT")])
 
 
+@held_back
 def test_the_held_back_cases(harness):
     """The instructor's held-back cases get the right decisions too."""
     check(harness, rows(INSTRUCTOR_TRANSFER_CASES))

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentlab_magics import lab
 
 SYSTEM = "You are a careful test."
+
+
+def held_back(test: Callable) -> Callable:
+    """Mark a test the instructor holds back: %%check leaves it out; the autograder runs it
+    inside the notebook's hidden tests, so a harness fitted to the visible cases is caught."""
+    test.held_back = True
+    return test
 
 
 def settle(value: Any) -> Any:
