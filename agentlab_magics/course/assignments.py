@@ -1,0 +1,336 @@
+"""The course's assignments as data: what each notebook says, shows, asks and grades.
+
+An assignment is one nbgrader notebook. Its labs are the cells the student writes; each lab's
+tests are split into groups, one graded cell per group, worth a point per test. A group is
+named by a pattern over test names, and every test of a lab falls in exactly one group.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import cache
+
+from pydantic import BaseModel
+
+from agentlab_magics.checking.runner import is_held_back
+from agentlab_magics.course.catalog import find_lab
+
+
+class Group(BaseModel):
+    """The tests of one graded cell: those whose names match `match` (a regular expression)."""
+
+    id: str
+    title: str
+    match: str
+
+
+class Part(BaseModel):
+    """One lab inside an assignment: the text before its cell and its graded groups."""
+
+    lab: str
+    text: str
+    groups: list[Group]
+
+
+class Demo(BaseModel):
+    """A runnable demonstration: a paragraph, then the code that shows it."""
+
+    text: str
+    code: str
+
+
+class Assignment(BaseModel):
+    """One notebook: an introduction, questions, demonstrations, then the labs and grading."""
+
+    id: str
+    title: str
+    intro: str
+    demos: list[Demo]
+    parts: list[Part]
+
+
+@cache
+def lab_tests(lab_id: str) -> dict[str, object]:
+    """The lab's test functions by name, in the order the lab runs them."""
+    module = importlib.import_module(find_lab(lab_id).tests)
+    return {name: test for name, test in vars(module).items()
+            if name.startswith("test_") and callable(test)}
+
+
+def group_of(lab_id: str, group_id: str) -> Group:
+    """The group `group_id` of lab `lab_id`, from the assignment that holds the lab."""
+    for assignment in ASSIGNMENTS:
+        for part in assignment.parts:
+            if part.lab == lab_id:
+                for group in part.groups:
+                    if group.id == group_id:
+                        return group
+    raise LookupError(f"Lab {lab_id!r} has no group of tests called {group_id!r}.")
+
+
+def group_tests(lab_id: str, group_id: str, *, held_back: bool = False) -> list[str]:
+    """The names of the group's visible tests, or of its held-back ones."""
+    pattern = re.compile(group_of(lab_id, group_id).match)
+    return [name for name, test in lab_tests(lab_id).items()
+            if pattern.search(name) and is_held_back(test) == held_back]
+
+
+def points(lab_id: str, group_id: str) -> int:
+    """A group is worth a point per test, visible and held back."""
+    return sum(len(group_tests(lab_id, group_id, held_back=hidden)) for hidden in (False, True))
+
+
+SETUP = """\
+%load_ext agentlab_magics
+from agentlab_magics import lab
+from agentlab_magics.grading import grade"""
+
+ASSIGNMENTS = [
+    Assignment(
+        id="lesson1", title="Lesson 1: the conversation is a list",
+        intro="A model answers one request at a time and remembers nothing in between. "
+              "Whatever it should know about the conversation so far has to travel inside the "
+              "request. In this lesson you keep the conversation as a list of messages, one "
+              "dict per message, and send all of it on every call.",
+        demos=[
+            Demo(text="The same fake model, asked the same question twice: once with only the "
+                      "new message, once with the whole conversation. `lab.forgetful()` answers "
+                      "from what the request holds and nothing else.",
+                 code="""\
+model = lab.ScriptedModel([lab.forgetful()])
+only_new = [lab.user("What is my name?")]
+whole = [lab.user("My name is Ada."), lab.say("Nice to meet you, Ada."), lab.user("What is my name?")]
+print("only the new message:", lab.show([model.complete("You are helpful.", only_new, [])]))
+print("the whole list:      ", lab.show([model.complete("You are helpful.", whole, [])]))"""),
+        ],
+        parts=[Part(
+            lab="lesson1",
+            text="Write `user_message`, `text_of` and `chat`. `chat` appends to the list it is "
+                 "given, so the caller's list is the conversation; run the cell to check it.",
+            groups=[Group(id="messages", title="messages and their words",
+                          match="user_message|text_of"),
+                    Group(id="chat", title="chat", match="chat")])],
+    ),
+    Assignment(
+        id="lesson2", title="Lesson 2: tool calls and results",
+        intro="A reply can ask for tools instead of, or as well as, saying something. Its "
+              "content is a list of blocks: text blocks are words, toolCall blocks are "
+              "requests to run a tool. Every call must be answered by exactly one toolResult, "
+              "right after the reply, in the order the calls were made.",
+        demos=[
+            Demo(text="Two calls answered in the wrong order. The strict provider's rules, "
+                      "`lab.validate`, say what is wrong; `%transcript` draws it (hover or click "
+                      "a call to find its result).",
+                 code="""\
+c1 = lab.call("read", {"path": "a.py"}, id="c1")
+c2 = lab.call("read", {"path": "b.py"}, id="c2")
+swapped = [lab.user("Compare a.py and b.py."), lab.reply(lab.text("Checking both."), c1, c2),
+           lab.tool_result(c2, "B = 2"), lab.tool_result(c1, "A = 1")]
+print(lab.validate(swapped))"""),
+            Demo(text="The same record as a diagram.", code="%transcript swapped"),
+        ],
+        parts=[Part(
+            lab="lesson2",
+            text="Write `tool_calls` (the calls of a reply, in order) and `tool_specs` (what the "
+                 "model is told about each tool: everything but its function).",
+            groups=[Group(id="tool-calls", title="tool_calls", match="tool_calls"),
+                    Group(id="tool-specs", title="tool_specs", match="tool_specs")])],
+    ),
+    Assignment(
+        id="lesson3", title="Lesson 3: the loop",
+        intro="An agent is a loop: send the conversation, append the reply, run every call it "
+              "asks for, append each result, and go round again until a reply asks for "
+              "nothing. The loop decides by reading the reply's content, never its label.",
+        demos=[
+            Demo(text="A reply that asks for a tool while its label says it is finished. A "
+                      "loop that believed the label would stop here and leave the call "
+                      "unanswered; the provider would refuse the next request.",
+                 code="""\
+lying = lab.reply(lab.call("read", {"path": "config.py"}, id="c1"), stop_reason="stop")
+left_behind = [lab.user("What port does config.py use?"), lying, lab.user("Well?")]
+print(lab.validate(left_behind))"""),
+            Demo(text="The record that loop leaves.", code="%transcript left_behind"),
+        ],
+        parts=[Part(
+            lab="lesson3",
+            text="Write `run_agent(model, system, messages, tools, prompt)`: append the prompt, "
+                 "then loop until a reply asks for no tools, and return that reply.",
+            groups=[Group(id="requests", title="what each request carries",
+                          match="whole_list|callers_list|another_prompt|four_model_calls"),
+                    Group(id="calls", title="calls and their results",
+                          match="call_labelled|two_calls"),
+                    Group(id="ending", title="when the loop ends",
+                          match="whatever_its_label|turn_count|one_call|final_reply")])],
+    ),
+    Assignment(
+        id="lesson4", title="Lesson 4: one call in, one result out",
+        intro="Tools fail: a misspelt name, a missing argument, a file that is not there. None "
+              "of that may leave a call without its result. `run_tool` is the one place where "
+              "a failure becomes a result the model can read and act on.",
+        demos=[
+            Demo(text="A call to a tool that does not exist, skipped by a loop that logs a "
+                      "warning instead of answering it.",
+                 code="""\
+typo = lab.call("raed", {"path": "config.py"}, id="c1")
+skipped = [lab.user("What port does config.py use?"), lab.reply(typo), lab.user("Well?")]
+print(lab.validate(skipped))
+answered = [lab.user("What port does config.py use?"), lab.reply(typo),
+            lab.tool_result(typo, "Tool raed not found", is_error=True)]
+print(lab.validate(answered))"""),
+        ],
+        parts=[Part(
+            lab="lesson4",
+            text="Write `str_arg` and `int_arg` (arguments read and checked) and `run_tool` "
+                 "(exactly one toolResult for every call, whatever happens).",
+            groups=[Group(id="arguments", title="checked arguments", match="str_arg|int_arg"),
+                    Group(id="run-tool", title="run_tool", match="run_tool"),
+                    Group(id="loop", title="the loop with run_tool",
+                          match="mistyped|three_calls")])],
+    ),
+    Assignment(
+        id="lesson5", title="Lesson 5: failures and limits",
+        intro="Providers fall over and models refuse to stop. The record keeps what happened, "
+              "failed replies included; the request sent to the model is computed from the "
+              "record, leaving out what a provider cannot read. A turn limit stops a model "
+              "that will not stop, and the run can go on later.",
+        demos=[
+            Demo(text="An outage leaves an empty failed reply on the record. The request view "
+                      "(toggle it in the diagram) strikes out what `context_for_model` leaves "
+                      "out.",
+                 code="""\
+outage = [lab.user("What port does config.py use?"), lab.fail("503 overloaded"),
+          lab.user("Try again, please.")]
+print(lab.validate(outage))"""),
+            Demo(text="The record, drawn as the request.", code="%transcript outage --request"),
+        ],
+        parts=[Part(
+            lab="lesson5",
+            text="Write `error_message`, `context_for_model` and the final `run_agent`, with "
+                 "`max_turns` and a provider failure written down instead of raised.",
+            groups=[Group(id="failures", title="failures on the record",
+                          match="error_message|503|failed_reply|context_for_model|view"),
+                    Group(id="limits", title="turn limits", match="max_turns")])],
+    ),
+    Assignment(
+        id="lesson6", title="Lesson 6: the firehose",
+        intro="A tool result is re-read, and paid for, on every later turn. Each result gets a "
+              "budget of lines and bytes; a result cut to fit says where it stopped and how "
+              "to read on, so the model can page through a big file by itself.",
+        demos=[
+            Demo(text="The log the lesson's tests use: five thousand lines, with the line that "
+                      "matters far past the first page.",
+                 code="""\
+log = lab.big_log()
+lines = log.splitlines()
+print(len(lines), "lines,", len(log.encode()), "bytes")
+print([number + 1 for number, line in enumerate(lines) if "def target" in line])"""),
+        ],
+        parts=[Part(
+            lab="lesson6",
+            text="Write `truncate_head`, `truncate_tail` and the `read`, `write` and `bash` "
+                 "tools, each within its budget and saying what it left out.",
+            groups=[Group(id="truncate", title="truncation", match="truncate"),
+                    Group(id="read", title="the read tool", match="read_tool|line_2400"),
+                    Group(id="write-and-bash", title="the write and bash tools",
+                          match="write_tool|bash_tool|describe")])],
+    ),
+    Assignment(
+        id="checkpoint-a", title="Checkpoint A: six broken runs",
+        intro="Six teammates' runs went wrong. For each, commit to a diagnosis before reading "
+              "why; then rebuild the loop from an empty gap, and write the test that tells a "
+              "correct loop from one that believes the label.",
+        demos=[
+            Demo(text="Four runs of a finished harness: a typo, a firehose, a runaway and an "
+                      "outage, each judged for whether its record can be sent again.",
+                 code="""\
+from agentlab_magics import demo
+records = demo.run()"""),
+        ],
+        parts=[
+            Part(lab="checkpoint-a",
+                 text="Rebuild `error_message`, `context_for_model` and `run_agent`. The tests "
+                      "are those of lessons 3, 4 and 5.",
+                 groups=[Group(id="names", title="the rebuilt names", match="three_names"),
+                         Group(id="loop", title="the loop",
+                               match="whole_list|callers_list|another_prompt|four_model_calls|"
+                                     "call_labelled|two_calls|whatever_its_label|turn_count|"
+                                     "one_call|final_reply"),
+                         Group(id="tools", title="calls that fail", match="mistyped|three_calls"),
+                         Group(id="failures", title="failures and limits",
+                               match="error_message|503|failed_reply|context_for_model|view|"
+                                     "max_turns")]),
+            Part(lab="checkpoint-a-test",
+                 text="Write `script` and `check`: a script on which the two loops part "
+                      "company, and one assert that holds for the reference loop only.",
+                 groups=[Group(id="test", title="your test", match=".")]),
+        ],
+    ),
+    Assignment(
+        id="ch03-a", title="Chapter 3, unit A: admit the next model call",
+        intro="Every model call costs money and time, so a bounded loop asks before each "
+              "attempt whether it may begin: first the call count, then the estimated cost. "
+              "Landing exactly on the budget is allowed; going past it is not.",
+        demos=[
+            Demo(text="The unit's runtime: a scripted model, the shop's tools behind a strict "
+                      "dispatcher, and the limits every attempt is admitted under.",
+                 code="""\
+from agentlab_magics.bounded import Limits, ScriptedModel, describe, run_loop, scripted_turn
+from agentlab_magics.bounded.shop import SHOP, build_tools
+
+turns = [scripted_turn(calls=[{"name": "list_stock", "arguments": {}}]),
+         scripted_turn("Vanilla and strawberry are below their reorder points.")]
+messages = [{"role": "system", "content": "Use the stock tools. Never purchase."},
+            {"role": "user", "content": "What needs ordering?"}]
+print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages, limits=Limits()),
+               "scripted"))
+print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages,
+                        limits=Limits(model_calls=1)), "scripted"))"""),
+        ],
+        parts=[
+            Part(lab="ch03-a",
+                 text="Write `decide_admission(case)`: CALL, MODEL_CALL_LIMIT or "
+                      "MODEL_COST_LIMIT.",
+                 groups=[Group(id="admission", title="admission", match=".")]),
+            Part(lab="ch03-a-transfer",
+                 text="The same rule where the next attempt's estimate varies: write "
+                      "`transfer_check(state)`.",
+                 groups=[Group(id="transfer", title="transfer", match=".")]),
+        ],
+    ),
+    Assignment(
+        id="ch03-b", title="Chapter 3, unit B: charge at admission",
+        intro="Unit B investigates a controlled failure. Someone moved the charge after the "
+              "provider call, to charge only for attempts that worked. A provider that keeps "
+              "failing now looks free, and the budget no longer bounds anything.",
+        demos=[
+            Demo(text="The moved charge, run against a provider that always fails, with a fixed "
+                      "outer bound of ten attempts so the experiment cannot run away. The "
+                      "lab's tests expose it: every one of them fails.",
+                 code="""\
+%%check ch03-b
+""" + find_lab("ch03-b").starter.rstrip() + """
+
+
+def always_down():
+    raise RuntimeError("503 provider unavailable")
+
+
+print(attempt(always_down, max_attempts=10, call_cost=2, budget=6)["events"])"""),
+        ],
+        parts=[Part(
+            lab="ch03-b",
+            text="Repair `attempt`: charge each attempt when it is admitted, before the provider "
+                 "is called, so failed attempts count against the budget too.",
+            groups=[Group(id="charge", title="the charge", match=".")])],
+    ),
+]
+
+
+def find_assignment(assignment_id: str) -> Assignment:
+    """The assignment `assignment_id`, or LookupError naming the ones there are."""
+    for assignment in ASSIGNMENTS:
+        if assignment.id == assignment_id:
+            return assignment
+    known = ", ".join(a.id for a in ASSIGNMENTS)
+    raise LookupError(f"There is no assignment called {assignment_id!r}. They are: {known}.")

@@ -1,0 +1,128 @@
+"""The nbgrader source notebooks, made from the course data: nothing in them is written by hand.
+
+Each assignment becomes nbgrader_course/source/<id>/<id>.ipynb: the introduction, the
+questions (the question view), the demonstrations, one `%%check` cell per lab holding the
+reference between solution markers, and one graded cell per group of tests whose held-back
+half sits between nbgrader's hidden-test markers. `build` writes them; `stale` says which
+committed notebooks no longer match the data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+
+from agentlab_magics.course.assignments import (
+    ASSIGNMENTS, SETUP, Assignment, Part, group_tests, points)
+from agentlab_magics.course.catalog import find_lab
+from agentlab_magics.course.questions import questions_for
+
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def _nbgrader(grade_id: str, *, solution: bool = False, grade: bool = False,
+              locked: bool = False, score: int | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution}
+    if score is not None:
+        meta["points"] = score
+    return {"nbgrader": meta}
+
+
+def _markdown(text: str, grade_id: str | None = None):
+    cell = nbformat.v4.new_markdown_cell(text)
+    if grade_id:
+        cell.metadata.update(_nbgrader(grade_id, locked=True))
+    return cell
+
+
+def _code(source: str, **nbgrader) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    if nbgrader:
+        cell.metadata.update(_nbgrader(**nbgrader))
+    return cell
+
+
+def _questions(assignment: Assignment) -> list:
+    asked = [question for part in assignment.parts for question in questions_for(part.lab)]
+    if not asked:
+        return []
+    cells = [_markdown("## Before you run anything\n\nCommit to an answer first: click an "
+                       "option (or write your own words), then read why each option is right "
+                       "or wrong. Your first answer is the one that is kept.")]
+    cells += [_code(f"%question {question.id}") for question in asked]
+    return cells
+
+
+def _graded(part: Part) -> list:
+    cells = []
+    for group in part.groups:
+        call = f'grade("{part.lab}", "{group.id}"'
+        source = f"{call})"
+        if group_tests(part.lab, group.id, held_back=True):
+            source += f"\n{HIDDEN_BEGIN}\n{call}, held_back=True)\n{HIDDEN_END}"
+        cells.append(_code(source, grade_id=f"tests-{part.lab}-{group.id}", grade=True,
+                           locked=True, score=points(part.lab, group.id)))
+    return cells
+
+
+def _part(part: Part, first: bool) -> list:
+    lab = find_lab(part.lab)
+    grade_id = "harness" if first else f"harness-{part.lab}"
+    return [
+        _markdown(f"## {lab.title}\n\n{part.text}"),
+        _code(f"%%check {lab.id}\n{lab.marked.rstrip()}", grade_id=grade_id, solution=True),
+        _markdown(f"### Grading: {lab.title}\n\nThese cells run the tests `%%check` ran, and "
+                  "some held back for grading. Do not edit or delete them."),
+        *_graded(part),
+    ]
+
+
+def notebook(assignment: Assignment) -> nbformat.NotebookNode:
+    """The assignment's source notebook."""
+    cells = [_markdown(f"# {assignment.title}\n\n{assignment.intro}"),
+             _code(SETUP, grade_id="setup", locked=True),
+             *_questions(assignment)]
+    if assignment.demos:
+        cells.append(_markdown("## See it happen"))
+        for demo in assignment.demos:
+            cells += [_markdown(demo.text), _code(demo.code)]
+    for number, part in enumerate(assignment.parts):
+        cells += _part(part, first=number == 0)
+    made = nbformat.v4.new_notebook(cells=cells)
+    made.metadata.update(kernelspec=KERNEL, language_info={"name": "python"})
+    for number, cell in enumerate(made.cells):
+        cell.id = f"{assignment.id}-{number}"
+    return made
+
+
+def text(assignment: Assignment) -> str:
+    """The notebook as the file holds it: nbformat's JSON, stable from run to run."""
+    made = notebook(assignment)
+    nbformat.validate(made)
+    return json.dumps(made, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def path(course: Path, assignment: Assignment) -> Path:
+    return course / "source" / assignment.id / f"{assignment.id}.ipynb"
+
+
+def build(course: Path) -> list[Path]:
+    """Write every assignment's source notebook under `course`; returns the files written."""
+    written = []
+    for assignment in ASSIGNMENTS:
+        target = path(course, assignment)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text(assignment), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def stale(course: Path) -> list[str]:
+    """The assignments whose notebook under `course` is missing or differs from the data."""
+    return [assignment.id for assignment in ASSIGNMENTS
+            if not path(course, assignment).is_file()
+            or path(course, assignment).read_text(encoding="utf-8") != text(assignment)]
