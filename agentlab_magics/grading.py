@@ -18,10 +18,10 @@ from agentlab_magics.course.assignments import group_tests
 TIMEOUT = 3.0
 
 
-def grade(lab_id: str, group: str, *, held_back: bool = False,
-          timeout: float = TIMEOUT) -> CheckReport:
+def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
     """Check the lab's registered module against `group`'s visible tests, or its held-back
-    ones; passes quietly when all pass, raises AssertionError when any fails."""
+    ones, and show the report; raise AssertionError when any fails. Returns nothing, so a
+    graded cell prints no value (which would name held-back tests on the feedback page)."""
     lab = find_lab(lab_id)
     names = group_tests(lab.id, group, held_back=held_back)
     module = sys.modules.get(lab.module)
@@ -35,7 +35,6 @@ def grade(lab_id: str, group: str, *, held_back: bool = False,
         lines = [report.problem] if report.problem else []
         lines += [f"{outcome.mark} {outcome.sentence}" for outcome in failed]
         raise AssertionError("\n".join([report.summary(), *lines]))
-    return report
 
 
 def _show(report: CheckReport) -> None:

@@ -28,7 +28,7 @@ def _parser(prog: str) -> _Parser:
 
 CHECK = _parser("%%check")
 CHECK.add_argument("lab")
-CHECK.add_argument("--timeout", type=float, default=10.0)
+CHECK.add_argument("--timeout", type=float)
 CHECK.add_argument("--quiet", action="store_true")
 
 QUESTION = _parser("%question")

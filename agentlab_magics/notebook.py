@@ -5,6 +5,7 @@ The magics only parse their line and display what these return.
 
 from __future__ import annotations
 
+import os
 import types
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from agentlab_magics.progress.store import Commitment
 CELL = "<your cell>"
 
 
-def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float = 10.0,
+def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | None = None,
                store: ProgressStore | None = None) -> CheckReport:
     """Run `source` as the lab's module (importable afterwards, its names in `namespace`),
     check it, and record the outcome in the progress store."""
@@ -34,7 +35,7 @@ def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float = 10
     return _checked(lab.id, module, timeout, store)
 
 
-def check_names(lab_id: str, namespace: dict, *, timeout: float = 10.0,
+def check_names(lab_id: str, namespace: dict, *, timeout: float | None = None,
                 store: ProgressStore | None = None) -> CheckReport:
     """Check the names the notebook has already defined, as if they were the lab's module."""
     lab = find_lab(lab_id)
@@ -45,9 +46,17 @@ def check_names(lab_id: str, namespace: dict, *, timeout: float = 10.0,
     return _checked(lab.id, module, timeout, store)
 
 
-def _checked(lab_id: str, module: types.ModuleType, timeout: float,
+def time_limit() -> float:
+    """A test's time limit when none is asked for: 10 s for a student; while nbgrader grades,
+    the grading limit, so code that hangs costs seconds a test, not minutes."""
+    from agentlab_magics.grading import TIMEOUT
+
+    return TIMEOUT if os.environ.get("NBGRADER_EXECUTION") else 10.0
+
+
+def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
              store: ProgressStore | None) -> CheckReport:
-    report = run(lab_id, module, timeout=timeout)
+    report = run(lab_id, module, timeout=time_limit() if timeout is None else timeout)
     if report.problem is None:
         store = store or ProgressStore()
         store.checked(lab_id, [o.name for o in report.outcomes if o.passed], report.all_passed)

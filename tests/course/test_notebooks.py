@@ -9,6 +9,7 @@ import pytest
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import ClearSolutions
 
+from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import ASSIGNMENTS, group_tests, lab_tests, points
 from agentlab_magics.course.notebooks import HIDDEN_BEGIN, notebook, path, stale
@@ -68,3 +69,11 @@ def test_hidden_tests_sit_in_graded_cells_only(assignment):
             assert meta["grade"] and meta["locked"] and "held_back=True" in cell.source
         else:
             assert "held_back=True" not in cell.source
+
+
+def test_course_build_writes_the_notebooks_and_check_says_when_they_are_stale(tmp_path, capsys):
+    assert main(["course", "build", "--course", str(tmp_path), "--check"]) == 1
+    assert "Out of date" in capsys.readouterr().out
+    assert main(["course", "build", "--course", str(tmp_path)]) == 0
+    assert main(["course", "build", "--course", str(tmp_path), "--check"]) == 0
+    assert stale(tmp_path) == []
