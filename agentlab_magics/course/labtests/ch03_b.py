@@ -28,16 +28,23 @@ def summary(outcome):
     return outcome["status"], outcome["attempts"], outcome["spent"]
 
 
+def stopped_by_the_budget(harness, *, allowed, cost, budget):
+    """A provider that always fails gets budget // cost attempts, each charged when admitted."""
+    provider = Provider(failures=float("inf"))
+    outcome = attempted(harness, provider, max_attempts=allowed, call_cost=cost, budget=budget)
+    tries = budget // cost
+    expected = ("MODEL_COST_LIMIT", tries, tries * cost)
+    assert summary(outcome) == expected and provider.calls == tries, (
+        f"Against a provider that always fails, with {allowed} attempts allowed, {cost} cents a "
+        f"try and a {budget} cent budget, attempt made {provider.calls} provider calls and "
+        f"returned {summary(outcome)}; expected {expected}. An attempt is charged when it is "
+        "admitted: if the charge comes after the provider answers, failures cost nothing and "
+        "the budget never binds.")
+
+
 def test_a_provider_that_always_fails_is_stopped_by_the_budget(harness):
     """A provider that fails every time is still charged, so the budget stops it: 6 cents at 2 a try is 3 tries."""
-    provider = Provider(failures=float("inf"))
-    outcome = attempted(harness, provider, max_attempts=50, call_cost=2, budget=6)
-    assert summary(outcome) == ("MODEL_COST_LIMIT", 3, 6) and provider.calls == 3, (
-        f"Against a provider that always fails, with 50 attempts allowed, 2 cents a try and a "
-        f"6 cent budget, attempt made {provider.calls} provider calls and returned "
-        f"{summary(outcome)}; expected ('MODEL_COST_LIMIT', 3, 6). An attempt is charged when "
-        "it is admitted: if the charge comes after the provider answers, failures cost nothing "
-        "and the budget never binds.")
+    stopped_by_the_budget(harness, allowed=50, cost=2, budget=6)
 
 
 def test_a_failed_attempt_is_charged_before_the_next_is_admitted(harness):
@@ -82,8 +89,4 @@ def test_the_attempt_limit_is_checked_before_the_money(harness):
 @held_back
 def test_other_prices_and_budgets(harness):
     """The same rule at other prices: 3 cents a try against 10 cents allows three failing tries."""
-    provider = Provider(failures=float("inf"))
-    outcome = attempted(harness, provider, max_attempts=9, call_cost=3, budget=10)
-    assert summary(outcome) == ("MODEL_COST_LIMIT", 3, 9) and provider.calls == 3, (
-        f"At 3 cents a try against a 10 cent budget, a failing provider got {provider.calls} "
-        f"calls and attempt returned {summary(outcome)}; expected ('MODEL_COST_LIMIT', 3, 9).")
+    stopped_by_the_budget(harness, allowed=9, cost=3, budget=10)
