@@ -2,7 +2,7 @@
 
 It loads the extension, checks the reference harness (every test passes), checks a harness
 with a plausible bug (a lesson-5 mutant: it sends the record, not the request, so three tests
-fail), and draws a broken record with %transcript. The expected words are written out here by
+fail), draws a broken record with %transcript, and asks a question (%question). The expected words are written out here by
 hand, not taken from the code under test.
 """
 
@@ -30,7 +30,7 @@ record = [lab.user("Read a.py and b.py."), lab.fail("503 overloaded"), lab.user(
 %transcript record"""
 
 # The cells' order: these indexes name them in the saved notebook and on the page.
-LOAD, REFERENCE_CHECK, BROKEN_CHECK, TRANSCRIPT = range(4)
+LOAD, REFERENCE_CHECK, BROKEN_CHECK, TRANSCRIPT, QUESTION = range(5)
 
 REFERENCE_SUMMARY = "05 Failures and limits: 10 of 10 tests passed"
 BROKEN_SUMMARY = "05 Failures and limits: 7 of 10 tests passed"
@@ -40,10 +40,13 @@ FAILING = ("max_turns=3 allows exactly three model calls in every run, "
            "however long the list already is.")
 UNANSWERED = "toolCall c2 has no toolResult"          # the complaint on the reply's row (3)
 EMPTY_FAILURE = "assistant message has empty content"  # the complaint on the failed reply (1)
+# Checkpoint A's question on the order of results; its right answer is the third option.
+ASK = "%question a4-jumbled-order"
+RIGHT = "Right: Each result right after the reply, in call order."
 
 
 def student_notebook() -> nbformat.NotebookNode:
-    """The four cells, unexecuted, with the python3 kernel named so nothing asks for one."""
+    """The five cells, unexecuted, with the python3 kernel named so nothing asks for one."""
     reference = find_lab("lesson5").reference
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
@@ -52,7 +55,8 @@ def student_notebook() -> nbformat.NotebookNode:
         "%load_ext agentlab_magics",
         "%%check lesson5\n" + reference,
         "%%check lesson5\n" + SENDS_THE_RECORD.apply(reference),
-        RECORD)]
+        RECORD,
+        ASK)]
     return notebook
 
 

@@ -53,7 +53,7 @@ function draw(host, data, model) {
   root.dataset.question = data.id;
   root.append(node("p", "al-prompt", data.prompt));
   if (data.options.length) {
-    const list = node("ol", "al-options");
+    const list = node("ol", "al-options al-lettered");  // the letters are in the text
     for (const choice of data.options) list.append(option(data, choice, model));
     root.append(list);
   } else if (!data.committed) {

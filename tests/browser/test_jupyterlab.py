@@ -39,8 +39,10 @@ from tests.student_notebook import (
     EMPTY_FAILURE,
     FAILING,
     PASSING,
+    QUESTION,
     REFERENCE_CHECK,
     REFERENCE_SUMMARY,
+    RIGHT,
     TRANSCRIPT,
     UNANSWERED,
     executed_notebook,
@@ -184,7 +186,7 @@ def lab(browser, jupyterlab) -> Iterator[Browsing]:
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for()
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    cell(page, TRANSCRIPT).locator(".al-transcript.al-live").wait_for()  # the last cell's view
+    cell(page, QUESTION).locator(".al-question button.al-pick").first.wait_for()  # the last cell
     yield browsing
     page.context.close()
 
@@ -271,6 +273,22 @@ def test_the_toggle_shows_the_request(lab, screenshots):
     toggle.click()
     expect(view).to_have_attribute("data-view", "record")
     expect(toggle).to_have_text("show the request")
+
+
+def test_a_clicked_answer_is_committed_by_the_kernel_and_kept_on_a_rerun(lab, screenshots):
+    question = output(lab.page, QUESTION)
+    expect(question.locator(".al-why")).to_have_count(0)
+    question.locator('button[data-letter="C"]').click()
+    expect(question.locator(".al-why")).to_have_count(3)  # the reveal came back from Python
+    expect(question.locator(".al-chosen")).to_contain_text("user, reply, result c1, result c2")
+    expect(question.get_by_text(RIGHT)).to_be_visible()
+    shoot(question, screenshots, "lab-question")
+    cell(lab.page, QUESTION).locator(".jp-InputArea").click()
+    lab.page.keyboard.press("Shift+Enter")  # run the cell again: the answer is the stored one
+    rerun = output(lab.page, QUESTION)
+    expect(rerun.locator(".al-committed")).to_contain_text("Your answer")
+    expect(rerun.locator("button.al-pick")).to_have_count(0)
+    expect(rerun.locator(".al-chosen")).to_contain_text("user, reply, result c1, result c2")
 
 
 def test_the_page_reached_nothing_beyond_this_machine_and_raised_nothing(lab):
