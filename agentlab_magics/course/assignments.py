@@ -21,7 +21,6 @@ class Group(BaseModel):
     """The tests of one graded cell: those whose names match `match` (a regular expression)."""
 
     id: str
-    title: str
     match: str
 
 
@@ -81,6 +80,14 @@ def points(lab_id: str, group_id: str) -> int:
     return sum(len(group_tests(lab_id, group_id, held_back=hidden)) for hidden in (False, True))
 
 
+# The patterns of lessons 3, 4 and 5, which checkpoint A's rebuild is graded by again.
+LOOP_REQUESTS = "whole_list|callers_list|another_prompt|four_model_calls"
+LOOP_CALLS = "call_labelled|two_calls"
+LOOP_ENDING = "whatever_its_label|turn_count|one_call|final_reply"
+TOOL_LOOP = "mistyped|three_calls"
+FAILURES = "error_message|503|failed_reply|context_for_model|view"
+TURN_LIMITS = "max_turns"
+
 SETUP = """\
 %load_ext agentlab_magics
 from agentlab_magics import lab
@@ -108,9 +115,8 @@ print("the whole list:      ", lab.show([model.complete("You are helpful.", whol
             lab="lesson1",
             text="Write `user_message`, `text_of` and `chat`. `chat` appends to the list it is "
                  "given, so the caller's list is the conversation; run the cell to check it.",
-            groups=[Group(id="messages", title="messages and their words",
-                          match="user_message|text_of"),
-                    Group(id="chat", title="chat", match="chat")])],
+            groups=[Group(id="messages", match="user_message|text_of"),
+                    Group(id="chat", match="chat")])],
     ),
     Assignment(
         id="lesson2", title="Lesson 2: tool calls and results",
@@ -134,8 +140,8 @@ print(lab.validate(swapped))"""),
             lab="lesson2",
             text="Write `tool_calls` (the calls of a reply, in order) and `tool_specs` (what the "
                  "model is told about each tool: everything but its function).",
-            groups=[Group(id="tool-calls", title="tool_calls", match="tool_calls"),
-                    Group(id="tool-specs", title="tool_specs", match="tool_specs")])],
+            groups=[Group(id="tool-calls", match="tool_calls"),
+                    Group(id="tool-specs", match="tool_specs")])],
     ),
     Assignment(
         id="lesson3", title="Lesson 3: the loop",
@@ -156,12 +162,9 @@ print(lab.validate(left_behind))"""),
             lab="lesson3",
             text="Write `run_agent(model, system, messages, tools, prompt)`: append the prompt, "
                  "then loop until a reply asks for no tools, and return that reply.",
-            groups=[Group(id="requests", title="what each request carries",
-                          match="whole_list|callers_list|another_prompt|four_model_calls"),
-                    Group(id="calls", title="calls and their results",
-                          match="call_labelled|two_calls"),
-                    Group(id="ending", title="when the loop ends",
-                          match="whatever_its_label|turn_count|one_call|final_reply")])],
+            groups=[Group(id="requests", match=LOOP_REQUESTS),
+                    Group(id="calls", match=LOOP_CALLS),
+                    Group(id="ending", match=LOOP_ENDING)])],
     ),
     Assignment(
         id="lesson4", title="Lesson 4: one call in, one result out",
@@ -183,10 +186,9 @@ print(lab.validate(answered))"""),
             lab="lesson4",
             text="Write `str_arg` and `int_arg` (arguments read and checked) and `run_tool` "
                  "(exactly one toolResult for every call, whatever happens).",
-            groups=[Group(id="arguments", title="checked arguments", match="str_arg|int_arg"),
-                    Group(id="run-tool", title="run_tool", match="run_tool"),
-                    Group(id="loop", title="the loop with run_tool",
-                          match="mistyped|three_calls")])],
+            groups=[Group(id="arguments", match="str_arg|int_arg"),
+                    Group(id="run-tool", match="run_tool"),
+                    Group(id="loop", match=TOOL_LOOP)])],
     ),
     Assignment(
         id="lesson5", title="Lesson 5: failures and limits",
@@ -208,9 +210,8 @@ print(lab.validate(outage))"""),
             lab="lesson5",
             text="Write `error_message`, `context_for_model` and the final `run_agent`, with "
                  "`max_turns` and a provider failure written down instead of raised.",
-            groups=[Group(id="failures", title="failures on the record",
-                          match="error_message|503|failed_reply|context_for_model|view"),
-                    Group(id="limits", title="turn limits", match="max_turns")])],
+            groups=[Group(id="failures", match=FAILURES),
+                    Group(id="limits", match=TURN_LIMITS)])],
     ),
     Assignment(
         id="lesson6", title="Lesson 6: the firehose",
@@ -230,10 +231,9 @@ print([number + 1 for number, line in enumerate(lines) if "def target" in line])
             lab="lesson6",
             text="Write `truncate_head`, `truncate_tail` and the `read`, `write` and `bash` "
                  "tools, each within its budget and saying what it left out.",
-            groups=[Group(id="truncate", title="truncation", match="truncate"),
-                    Group(id="read", title="the read tool", match="read_tool|line_2400"),
-                    Group(id="write-and-bash", title="the write and bash tools",
-                          match="write_tool|bash_tool|describe")])],
+            groups=[Group(id="truncate", match="truncate"),
+                    Group(id="read", match="read_tool|line_2400"),
+                    Group(id="write-and-bash", match="write_tool|bash_tool|describe")])],
     ),
     Assignment(
         id="checkpoint-a", title="Checkpoint A: six broken runs",
@@ -251,19 +251,15 @@ records = demo.run()"""),
             Part(lab="checkpoint-a",
                  text="Rebuild `error_message`, `context_for_model` and `run_agent`. The tests "
                       "are those of lessons 3, 4 and 5.",
-                 groups=[Group(id="names", title="the rebuilt names", match="three_names"),
-                         Group(id="loop", title="the loop",
-                               match="whole_list|callers_list|another_prompt|four_model_calls|"
-                                     "call_labelled|two_calls|whatever_its_label|turn_count|"
-                                     "one_call|final_reply"),
-                         Group(id="tools", title="calls that fail", match="mistyped|three_calls"),
-                         Group(id="failures", title="failures and limits",
-                               match="error_message|503|failed_reply|context_for_model|view|"
-                                     "max_turns")]),
+                 groups=[Group(id="names", match="three_names"),
+                         Group(id="loop",
+                               match="|".join([LOOP_REQUESTS, LOOP_CALLS, LOOP_ENDING])),
+                         Group(id="tools", match=TOOL_LOOP),
+                         Group(id="failures", match=f"{FAILURES}|{TURN_LIMITS}")]),
             Part(lab="checkpoint-a-test",
                  text="Write `script` and `check`: a script on which the two loops part "
                       "company, and one assert that holds for the reference loop only.",
-                 groups=[Group(id="test", title="your test", match=".")]),
+                 groups=[Group(id="test", match=".")]),
         ],
     ),
     Assignment(
@@ -291,11 +287,11 @@ print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages,
             Part(lab="ch03-a",
                  text="Write `decide_admission(case)`: CALL, MODEL_CALL_LIMIT or "
                       "MODEL_COST_LIMIT.",
-                 groups=[Group(id="admission", title="admission", match=".")]),
+                 groups=[Group(id="admission", match=".")]),
             Part(lab="ch03-a-transfer",
                  text="The same rule where the next attempt's estimate varies: write "
                       "`transfer_check(state)`.",
-                 groups=[Group(id="transfer", title="transfer", match=".")]),
+                 groups=[Group(id="transfer", match=".")]),
         ],
     ),
     Assignment(
@@ -322,7 +318,7 @@ print(attempt(always_down, max_attempts=10, call_cost=2, budget=6)["events"])"""
             lab="ch03-b",
             text="Repair `attempt`: charge each attempt when it is admitted, before the provider "
                  "is called, so failed attempts count against the budget too.",
-            groups=[Group(id="charge", title="the charge", match=".")])],
+            groups=[Group(id="charge", match=".")])],
     ),
 ]
 

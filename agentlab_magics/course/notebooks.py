@@ -32,11 +32,8 @@ def _nbgrader(grade_id: str, *, solution: bool = False, grade: bool = False,
     return {"nbgrader": meta}
 
 
-def _markdown(text: str, grade_id: str | None = None):
-    cell = nbformat.v4.new_markdown_cell(text)
-    if grade_id:
-        cell.metadata.update(_nbgrader(grade_id, locked=True))
-    return cell
+def _markdown(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_markdown_cell(text)
 
 
 def _code(source: str, **nbgrader) -> nbformat.NotebookNode:
@@ -124,5 +121,8 @@ def build(course: Path) -> list[Path]:
 def stale(course: Path) -> list[str]:
     """The assignments whose notebook under `course` is missing or differs from the data."""
     return [assignment.id for assignment in ASSIGNMENTS
-            if not path(course, assignment).is_file()
-            or path(course, assignment).read_text(encoding="utf-8") != text(assignment)]
+            if not _current(path(course, assignment), assignment)]
+
+
+def _current(target: Path, assignment: Assignment) -> bool:
+    return target.is_file() and target.read_text(encoding="utf-8") == text(assignment)

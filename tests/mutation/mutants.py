@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from agentlab_magics.course.students import Edit
+
 
 @dataclass(frozen=True)
 class Mutant:
@@ -19,8 +21,8 @@ class Mutant:
     new: str
 
     def apply(self, reference: str) -> str:
-        assert reference.count(self.old) == 1, f"{self.name}: {self.old!r} is not in {self.lab} once"
-        return reference.replace(self.old, self.new)
+        """The reference with the edit made, by the demo's own Edit (ValueError unless once)."""
+        return Edit(f"{self.name} ({self.lab})", self.old, self.new).apply(reference)
 
 
 MUTANTS: list[Mutant] = [
