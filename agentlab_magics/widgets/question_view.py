@@ -106,12 +106,8 @@ class QuestionView(ThreeWayView):
 
     def __init__(self, asked: Asked, *, commit: Commit | None = None,
                  static: bool = False) -> None:
-        super().__init__(static=static)
-        self._data = question_data(asked)
+        super().__init__(question_data(asked), static=static)
         self._commit = commit
-
-    def data(self) -> dict[str, Any]:
-        return self._data
 
     def to_html(self) -> str:
         return question_html(self._data)

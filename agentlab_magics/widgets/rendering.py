@@ -29,16 +29,18 @@ def style() -> str:
 class ThreeWayView:
     """A result that renders itself as text, as static HTML and as a widget, from one dict.
 
-    Subclasses give `data()` (JSON-able, what the widget draws), `to_html()` and `to_text()`;
-    with static=True the bundle carries no widget, only text/html and text/plain.
+    A subclass hands its dict (JSON-able, what the widget draws) to __init__ and gives
+    `to_html()` and `to_text()`; with static=True the bundle carries no widget, only text/html
+    and text/plain.
     """
 
-    def __init__(self, *, static: bool = False) -> None:
+    def __init__(self, data: dict[str, Any], *, static: bool = False) -> None:
+        self._data = data
         self.static = static
         self._widget: Any = None
 
     def data(self) -> dict[str, Any]:
-        raise NotImplementedError
+        return self._data
 
     def to_html(self) -> str:
         raise NotImplementedError

@@ -81,12 +81,8 @@ class ReportView(ThreeWayView):
     """A CheckReport as a widget, as static HTML and as text; static=True leaves the widget out."""
 
     def __init__(self, report: CheckReport, *, static: bool = False) -> None:
-        super().__init__(static=static)
+        super().__init__(report_data(report), static=static)
         self.report = report
-        self._data = report_data(report)
-
-    def data(self) -> dict[str, Any]:
-        return self._data
 
     def to_html(self) -> str:
         return report_html(self._data)

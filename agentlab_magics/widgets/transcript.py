@@ -18,12 +18,8 @@ class Transcript(ThreeWayView):
     exported notebook, lab.show lines in a terminal; static=True leaves the widget out."""
 
     def __init__(self, source: Any, *, view: str = "record", static: bool = False) -> None:
-        super().__init__(static=static)
         self._source = list(source) if isinstance(source, list) else source
-        self._data = transcript_data(self._source, view=view)
-
-    def data(self) -> dict[str, Any]:
-        return self._data
+        super().__init__(transcript_data(self._source, view=view), static=static)
 
     def to_html(self) -> str:
         return transcript_html(self._data)
