@@ -2,6 +2,6 @@
 
 import sys
 
-from agentlab_magics.cli import main
+from agentlab_magics.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

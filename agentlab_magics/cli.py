@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
+
+
+def _seconds(text: str) -> float:
+    """argparse's type for a time limit: a usage error (exit 2) unless finite and positive."""
+    from agentlab_magics.checking.runner import BadTimeout, checked_timeout
+
+    try:
+        return checked_timeout(text)
+    except BadTimeout as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,10 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
     check.add_argument("--harness", required=True, metavar="FILE", help="the file to check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                       help="seconds each test may take (default 10)")
+    check.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
+                       help="seconds each test may take (default 10; above 0, at most a day)")
     for name, what in (("starter", "the file a lab starts from"),
-                       ("solution", "a lab's reference solution")):
+                       ("solution", "a lab's solution, once it is published")):
         printer = commands.add_parser(name, help=f"print {what}")
         printer.add_argument("lab")
     _course_parser(commands)
@@ -40,7 +51,16 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--course", type=Path, default=Path("nbgrader_course"), metavar="DIR",
                        help="the course folder (default: ./nbgrader_course)")
     build.add_argument("--check", action="store_true",
-                       help="write nothing; exit 1 naming the notebooks that are out of date")
+                       help="write nothing; exit 1 naming the files that are out of date")
+    build.add_argument("--starters", type=Path, metavar="DIR",
+                       help="where the starters go (default: the student package's own "
+                            "agentlab_magics/course/starters)")
+    publish = course_commands.add_parser(
+        "publish-solution", help="write a lab's reference into the folder of published "
+                                 "solutions that students' $AGENTLAB_SOLUTIONS names")
+    publish.add_argument("lab", help="a lab id, such as lesson3")
+    publish.add_argument("--to", type=Path, metavar="DIR",
+                         help="the folder (default: $AGENTLAB_SOLUTIONS)")
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
@@ -52,17 +72,27 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                       metavar="NAME", help=f"who hands in (default: all of {', '.join(STUDENTS)})")
 
 
+def entry() -> int:
+    """The console command: `main`, and quiet when its reader goes away (`agentlab … | head`)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit code is 0 on success, 1 on a failed check (or a course demo
     that nbgrader could not finish), 2 on bad usage."""
     args = build_parser().parse_args(argv)
     if args.command == "demo":
-        from agentlab_magics import demo
-
-        demo.run()
-        return 0
+        return _demo()
     if args.command == "course" and args.course_command == "build":
         return _course_build(args)
+    if args.command == "course" and args.course_command == "publish-solution":
+        return _publish_solution(args)
     if args.command == "course" and args.course_command == "demo":
         return _course_demo(args)
     from agentlab_magics.course import UnknownLab, find_lab, labs
@@ -76,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     except UnknownLab as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 2
-    if args.command in ("starter", "solution"):
-        print(lab.starter if args.command == "starter" else lab.reference, end="")
+    if args.command == "starter":
+        print(lab.starter, end="")
         return 0
+    if args.command == "solution":
+        return _solution(lab.id)
     return _check(lab.id, args)
 
 
@@ -86,27 +118,87 @@ def _check(lab_id: str, args: argparse.Namespace) -> int:
     from agentlab_magics.checking import run
     from agentlab_magics.checking.text_report import render
 
-    if args.timeout <= 0:
-        print("agentlab: --timeout must be a positive number of seconds", file=sys.stderr)
-        return 2
     report = run(lab_id, args.harness, timeout=args.timeout)
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0 if report.all_passed else 1
 
 
-def _course_build(args: argparse.Namespace) -> int:
-    from agentlab_magics.course import notebooks
+def _demo() -> int:
+    from agentlab_magics import demo
+    from agentlab_magics.course.instructor import InstructorPackageMissing
 
-    if args.check:
-        stale = notebooks.stale(args.course)
-        if stale:
-            print(f"Out of date in {args.course}: {', '.join(stale)}. Run `agentlab course "
-                  "build` and commit the notebooks.")
-            return 1
-        print(f"The notebooks in {args.course / 'source'} are up to date.")
-        return 0
-    for written in notebooks.build(args.course):
-        print(f"wrote {written}")
+    try:
+        demo.run()
+    except InstructorPackageMissing as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _solution(lab_id: str) -> int:
+    from agentlab_magics.course.solutions import NotPublished, solution
+
+    try:
+        print(solution(lab_id), end="")
+    except NotPublished as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _publish_solution(args: argparse.Namespace) -> int:
+    from agentlab_magics.course import UnknownLab
+    from agentlab_magics.course.instructor import InstructorPackageMissing
+    from agentlab_magics.course.solutions import ENV, publish, published_folder
+
+    folder = args.to or published_folder()
+    if folder is None:
+        print(f"agentlab: say where to publish: --to DIR, or set ${ENV}", file=sys.stderr)
+        return 2
+    try:
+        print(f"published {publish(args.lab, folder)}")
+    except UnknownLab as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2
+    except (InstructorPackageMissing, OSError) as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _course_build(args: argparse.Namespace) -> int:
+    """The starters first, then the notebooks (a demonstration cell may show a starter)."""
+    from agentlab_magics.course import starter_files
+    from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_module
+
+    starters = args.starters or starter_files.FOLDER
+    try:
+        instructor_module("lab_files", "`agentlab course build`")
+        if args.check:
+            return _course_check(args.course, starters)
+        written = starter_files.build(starters)
+        from agentlab_magics.course import notebooks
+
+        written += notebooks.build(args.course)
+    except InstructorPackageMissing as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _course_check(course: Path, starters: Path) -> int:
+    from agentlab_magics.course import notebooks, starter_files
+
+    stale = {course: notebooks.stale(course), starters: starter_files.stale(starters)}
+    for folder, names in stale.items():
+        if names:
+            print(f"Out of date in {folder}: {', '.join(names)}. Run `agentlab course build` "
+                  "and commit them.")
+    if any(stale.values()):
+        return 1
+    print(f"The notebooks in {course / 'source'} and the starters in {starters} are up to date.")
     return 0
 
 

@@ -2,12 +2,16 @@
 
 A typo the model recovers from, a 5,000-line log read through the budget, a model that
 never stops, and a provider outage; then each record is judged and turned into a request.
+The reference harness is the instructor's: it is imported when the runs are played, and
+without the instructor package `run` raises InstructorPackageMissing, saying what to install.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from agentlab_magics import lab
-from agentlab_magics.reference import harness
+from agentlab_magics.course.instructor import instructor_module
 
 PORT_PROMPT = "What port does config.py use?"
 
@@ -40,6 +44,7 @@ def _scenarios() -> list[tuple[str, lab.ScriptedModel, str, dict]]:
 
 def run(print_line=print) -> dict[str, list]:
     """Play the four runs, print what each did, then judge every record. Returns the records."""
+    harness = reference_harness()
     ws = lab.Workspace({"config.py": "PORT = 9090\n", "big.log": lab.big_log()})
     tools = [harness.make_read_tool(ws)]
     records: dict[str, list] = {}
@@ -62,3 +67,9 @@ def run(print_line=print) -> dict[str, list]:
 def _first_label(label: str) -> str:
     """The follow-up runs ("and again", "try again") add to the record of the run before."""
     return {"and again": "a typo", "try again": "an outage"}.get(label, label)
+
+
+def reference_harness() -> ModuleType:
+    """The reference harness, from the instructor package (InstructorPackageMissing without)."""
+    return instructor_module("reference.harness",
+                             "The demonstration plays the reference harness and")

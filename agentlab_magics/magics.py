@@ -7,10 +7,16 @@ with them pydantic and pytest) load the first time a magic runs.
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import shlex
+from typing import TYPE_CHECKING
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.display import display
+
+if TYPE_CHECKING:
+    from agentlab_magics.progress import ProgressStore
 
 
 class UsageError(Exception):
@@ -18,17 +24,71 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def usage_sentence(self) -> str:
+        """'Usage: %%check [--timeout TIMEOUT] [--quiet] lab', for the end of a sentence."""
+        return "Usage: " + self.format_usage().strip().removeprefix("usage: ")
+
     def error(self, message: str):
-        raise UsageError(f"{self.prog}: {message}. Usage: {self.format_usage().strip()}")
+        raise UsageError(f"{self.prog}: {message}. {self.usage_sentence()}")
 
 
 def _parser(prog: str) -> _Parser:
     return _Parser(prog=prog, add_help=False)
 
 
+def split_line(prog: str, line: str, usage: str) -> list[str]:
+    """The line's words as a shell splits them. A quote left open, or a backslash at the end,
+    is a UsageError saying which and how to write it (then `usage`), never shlex's ValueError."""
+    try:
+        return shlex.split(line)
+    except ValueError:
+        raise UsageError(f"{prog}: {unsplittable(line)} {usage}") from None
+
+
+def unsplittable(line: str) -> str:
+    """Why a shell could not split `line`, and how to write it instead."""
+    quote = open_quote(line)
+    if quote == "'":
+        return ("the line opens a ' quote and never closes it: close it, or, if it is an "
+                "apostrophe, put the words in double quotes (\"it's\").")
+    if quote == '"':
+        return ('the line opens a " quote and never closes it: put the closing " after the '
+                "last word.")
+    return ("the line ends with a backslash (\\) that escapes nothing: remove it, or write "
+            "\\\\ for a backslash.")
+
+
+def open_quote(line: str) -> str | None:
+    """The quote character a POSIX shell would still be inside at the end of `line`, if any."""
+    quote: str | None = None
+    escaped = False
+    for char in line:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote is None and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = None
+    return quote
+
+
+def seconds(text: str) -> float:
+    """A time limit: a positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds, such as 5, not {text!r}")
+    return value
+
+
 CHECK = _parser("%%check")
 CHECK.add_argument("lab")
-CHECK.add_argument("--timeout", type=float)
+CHECK.add_argument("--timeout", type=seconds)
 CHECK.add_argument("--quiet", action="store_true")
 
 QUESTION = _parser("%question")
@@ -36,10 +96,25 @@ QUESTION.add_argument("id")
 QUESTION.add_argument("--answer")
 QUESTION.add_argument("--static", action="store_true")
 
-TRANSCRIPT = _parser("%transcript")
-TRANSCRIPT.add_argument("expression", nargs="+")
-TRANSCRIPT.add_argument("--request", action="store_true")
-TRANSCRIPT.add_argument("--static", action="store_true")
+TRANSCRIPT_USAGE = "Usage: %transcript EXPR [--request] [--static]"
+TRANSCRIPT_FLAG = re.compile(r"(?<!\S)--(request|static)(?!\S)")
+OTHER_OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w-]*")
+
+
+def transcript_args(line: str) -> tuple[str, set[str]]:
+    """The Python expression (exactly as written: its quotes are Python's, not a shell's) and
+    the flags given; UsageError for no expression or an option %transcript does not have."""
+    flags = set(TRANSCRIPT_FLAG.findall(line))
+    expression = TRANSCRIPT_FLAG.sub(" ", line).strip()
+    unknown = OTHER_OPTION.search(expression)
+    if unknown:
+        raise UsageError(f"%transcript: there is no option {unknown.group()}. {TRANSCRIPT_USAGE}")
+    if not expression:
+        raise UsageError(f"%transcript: give the messages to draw. {TRANSCRIPT_USAGE}")
+    return expression, flags
+
+
+PROGRESS_USAGE = "Usage: %progress, %progress export FILE, or %progress import FILE."
 
 
 @magics_class
@@ -50,11 +125,24 @@ class AgentLabMagics(Magics):
         print(text)
 
     def _parse(self, parser: _Parser, line: str) -> argparse.Namespace | None:
+        """The line's options, or None once a sentence has said what is wrong with it."""
         try:
-            return parser.parse_args(shlex.split(line))
-        except (UsageError, ValueError) as exc:
+            return parser.parse_args(split_line(parser.prog, line, parser.usage_sentence()))
+        except UsageError as exc:
             self._say(str(exc))
             return None
+
+    def _store(self) -> ProgressStore:
+        """The progress store, loaded now; loading never raises (see `_notice`)."""
+        from agentlab_magics.progress import ProgressStore
+
+        return ProgressStore()
+
+    def _notice(self, store: ProgressStore) -> None:
+        """Say the store's notice (a file set aside, progress not saved) once, if it has one."""
+        notice = store.take_notice()
+        if notice:
+            self._say(notice)
 
     @line_cell_magic
     def check(self, line: str, cell: str | None = None):
@@ -66,15 +154,19 @@ class AgentLabMagics(Magics):
         from agentlab_magics import notebook
         from agentlab_magics.course import UnknownLab
 
+        store = self._store()
         try:
             if cell is None:
-                report = notebook.check_names(args.lab, self.shell.user_ns, timeout=args.timeout)
+                report = notebook.check_names(args.lab, self.shell.user_ns, timeout=args.timeout,
+                                              store=store)
             else:
                 report = notebook.check_cell(args.lab, cell, self.shell.user_ns,
-                                             timeout=args.timeout)
+                                             timeout=args.timeout, store=store)
         except UnknownLab as exc:
             self._say(str(exc))
             return
+        finally:
+            self._notice(store)
         if args.quiet:
             self._say(report.summary())
         else:
@@ -85,10 +177,11 @@ class AgentLabMagics(Magics):
     @line_magic
     def transcript(self, line: str):
         """%transcript EXPR [--request] [--static]: draw a list of messages, or a request."""
-        args = self._parse(TRANSCRIPT, line)
-        if args is None:
+        try:
+            expression, flags = transcript_args(line)
+        except UsageError as exc:
+            self._say(str(exc))
             return
-        expression = " ".join(args.expression)
         try:
             source = eval(expression, self.shell.user_ns)
         except Exception as exc:
@@ -96,8 +189,8 @@ class AgentLabMagics(Magics):
             return
         from agentlab_magics.widgets import Transcript
 
-        display(Transcript(source, static=args.static,
-                           view="request" if args.request else "record"))
+        display(Transcript(source, static="static" in flags,
+                           view="request" if "request" in flags else "record"))
 
     @line_magic
     def question(self, line: str):
@@ -110,38 +203,44 @@ class AgentLabMagics(Magics):
         from agentlab_magics.course.questions import UnknownQuestion
         from agentlab_magics.widgets.question_view import QuestionView
 
+        store = self._store()
         try:
-            asked = notebook.ask(args.id, args.answer)
+            asked = notebook.ask(args.id, args.answer, store=store)
         except UnknownQuestion as exc:
+            self._notice(store)
             self._say(str(exc))
             return
         display(QuestionView(asked, static=args.static,
-                             commit=lambda answer: notebook.ask(args.id, answer)))
+                             commit=lambda answer: notebook.ask(args.id, answer, store=store)))
 
     @line_magic
     def solution(self, line: str):
         """%solution LAB: show the lab's reference; the map then says "built with help"."""
         from agentlab_magics import notebook
         from agentlab_magics.course import UnknownLab
+        from agentlab_magics.progress.store import ProgressError
 
+        store = self._store()
         try:
-            reference = notebook.open_solution(line.strip())
-        except UnknownLab as exc:
-            self._say(str(exc))
-            return
-        self._say(reference)
+            shown = notebook.open_solution(line.strip(), store=store)
+        except (UnknownLab, ProgressError) as exc:
+            shown = str(exc)
+        self._notice(store)
+        self._say(shown)
 
     @line_magic
     def progress(self, line: str):
         """%progress: the syllabus map; %progress export FILE; %progress import FILE."""
         from agentlab_magics import notebook
-        from agentlab_magics.progress import ProgressStore
         from agentlab_magics.progress.store import ProgressError
 
-        words = shlex.split(line)
-        store = ProgressStore()
-        if store.notice:
-            self._say(store.notice)
+        try:
+            words = split_line("%progress", line, PROGRESS_USAGE)
+        except UsageError as exc:
+            self._say(str(exc))
+            return
+        store = self._store()
+        self._notice(store)
         try:
             if words[:1] == ["export"] and len(words) == 2:
                 self._say(f"Progress exported to {store.export(words[1])}.")
@@ -152,9 +251,10 @@ class AgentLabMagics(Magics):
 
                 display(ProgressView(notebook.syllabus(store)))
             else:
-                self._say("Usage: %progress, %progress export FILE, or %progress import FILE.")
+                self._say(PROGRESS_USAGE)
         except ProgressError as exc:
             self._say(str(exc))
+        self._notice(store)
 
 
 def register(ipython) -> None:

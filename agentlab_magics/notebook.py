@@ -15,7 +15,7 @@ from agentlab_magics.checking.student import CodeProblem, course_imports, load, 
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.progress import ProgressStore
-from agentlab_magics.progress.store import Commitment
+from agentlab_magics.progress.store import Commitment, ProgressError
 
 CELL = "<your cell>"
 
@@ -32,7 +32,7 @@ def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | No
     register(module)
     namespace.update({name: value for name, value in vars(module).items()
                       if not name.startswith("__")})
-    return _checked(lab.id, module, timeout, store)
+    return _checked(lab.id, module, timeout, store, source=source)
 
 
 def check_names(lab_id: str, namespace: dict, *, timeout: float | None = None,
@@ -55,19 +55,36 @@ def time_limit() -> float:
 
 
 def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
-             store: ProgressStore | None) -> CheckReport:
-    report = run(lab_id, module, timeout=time_limit() if timeout is None else timeout)
+             store: ProgressStore | None, source: str | None = None) -> CheckReport:
+    """Run the lab's tests (on `source` loaded afresh in the checker's child process, when
+    given, else on `module`) and record what passed; the report is returned even when the
+    progress cannot be saved, and then the store's notice says why."""
+    report = run(lab_id, module, source=source,
+                 timeout=time_limit() if timeout is None else timeout)
     if report.problem is None:
         store = store or ProgressStore()
-        store.checked(lab_id, [o.name for o in report.outcomes if o.passed], report.all_passed)
+        try:
+            store.checked(lab_id, [o.name for o in report.outcomes if o.passed],
+                          report.all_passed)
+        except ProgressError as exc:
+            store.tell(str(exc))
     return report
 
 
 def open_solution(lab_id: str, store: ProgressStore | None = None) -> str:
-    """The lab's reference, on request; the map will say "built with help" from now on."""
+    """What %solution shows: the lab's solution where it may be seen (course/solutions.py),
+    and the map says "built with help" from then on; else the sentence saying why not.
+    The help is recorded before the solution is returned: ProgressError (and no solution)
+    if it cannot be."""
+    from agentlab_magics.course.solutions import NotPublished, solution
+
     lab = find_lab(lab_id)
+    try:
+        shown = solution(lab.id)
+    except NotPublished as exc:
+        return str(exc)
     (store or ProgressStore()).solution_opened(lab.id)
-    return lab.reference
+    return shown
 
 
 @dataclass
@@ -85,6 +102,15 @@ def ask(question_id: str, answer: str | None = None,
     replaced, so re-running a notebook shows the answer given the first time."""
     question = find_question(question_id)
     store = store or ProgressStore()
+    asked = _asked(question, answer, store)
+    notices = [notice for notice in (store.take_notice(), asked.notice) if notice]
+    asked.notice = " ".join(notices) or None
+    return asked
+
+
+def _asked(question: Question, answer: str | None, store: ProgressStore) -> Asked:
+    """`ask` without the store's notice. The reveal (a commitment) is returned only once the
+    answer is saved; an answer committed elsewhere meanwhile is the one that stands."""
     kept = store.lab(question.lab).questions.get(question.id)
     if answer is None:
         return Asked(question, kept)
@@ -93,7 +119,10 @@ def ask(question_id: str, answer: str | None = None,
     except ValueError as exc:
         return Asked(question, kept, str(exc))
     if kept is None:
-        return Asked(question, store.commit(question.lab, question.id, given))
+        try:
+            kept = store.commit(question.lab, question.id, given)
+        except ProgressError as exc:
+            return Asked(question, None, f"{exc} Your answer was not committed.")
     if kept.answer != given:
         return Asked(question, kept, f"You committed {kept.answer!r} on {kept.at[:10]}; an answer "
                                      "is committed once, so that one stands.")

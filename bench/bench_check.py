@@ -1,25 +1,31 @@
-"""How long a check takes: per lab, the warm in-process check of the reference, and pytest's
-overhead as a ratio against calling the same test functions directly in the same process.
+"""How long a warm check takes, against ipytest and against the floor, in one run.
 
-Run: python bench/bench_check.py [repeats]. Prints a table; asserts nothing.
+Per lab, the median of: `%%check`'s way (`run(lab, source=...)`: the reference loaded afresh in
+a child process killed on time, the tests called there), ipytest (`ipytest.run()` in a real
+IPython shell over the same test functions and fixtures, pytest.main underneath), and the floor
+(the same test functions called by hand in this process, nothing isolated). Prints the ratios;
+asserts nothing. Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
+import contextlib
+import io
 import statistics
 import sys
 import time
 
 from agentlab_magics.checking import run
-from agentlab_magics.checking.runner import Recorder
+from agentlab_magics.checking.isolated import Recorder
+from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.checking.student import StudentModule, load
-from agentlab_magics.course import labs
+from agentlab_magics.course import find_lab
+
+LABS = ("lesson1", "lesson5", "checkpoint-a", "ch03-a")
 
 
 def median_ms(action, repeats: int) -> float:
-    action()  # warm: imports, pytest's first configuration
+    action()  # warm: imports, first configuration
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -28,26 +34,52 @@ def median_ms(action, repeats: int) -> float:
     return statistics.median(times) * 1000
 
 
-def direct(lab, module) -> None:
-    """The lab's test functions called by hand with the same fixtures, no pytest around them."""
-    tests = importlib.import_module(lab.tests)
+def floor(lab, module) -> None:
+    """The lab's test functions called by hand with the same fixtures: no isolation, no pytest."""
     student = StudentModule(module, lab.purposes)
-    for name, function in vars(tests).items():
-        if name.startswith("test_") and callable(function):
-            wanted = inspect.signature(function).parameters
-            function(**{key: value for key, value in
-                        (("harness", student), ("record", Recorder())) if key in wanted})
+    for test in lab_tests(lab):
+        test.function(**({"harness": student, "record": Recorder()} if test.wants_record
+                         else {"harness": student}))
+
+
+def ipytest_shell(lab, module):
+    """A real IPython shell holding the lab's tests and its fixtures, and ipytest's run."""
+    import ipytest
+    from IPython.core.interactiveshell import InteractiveShell
+
+    InteractiveShell.clear_instance()
+    shell = InteractiveShell.instance()
+    ipytest.autoconfig(raise_on_error=False)
+    namespace = shell.user_ns
+    namespace["__student__"] = StudentModule(module, lab.purposes)
+    shell.run_cell("import pytest\n"
+                   "@pytest.fixture\ndef harness():\n    return __student__\n"
+                   "from agentlab_magics.checking.isolated import Recorder\n"
+                   "@pytest.fixture\ndef record():\n    return Recorder()\n")
+    for test in lab_tests(lab):
+        namespace[test.name] = test.function
+    namespace["__file__"] = "bench_notebook.py"
+    def quietly() -> None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            ipytest.run("-q", "-p", "no:cacheprovider")
+
+    return quietly
 
 
 def main(repeats: int = 15) -> None:
-    print(f"{'lab':18} {'tests':>5} {'check ms':>9} {'direct ms':>10} {'pytest/direct':>14}")
-    for lab in labs().values():
+    print(f"{'lab':14} {'tests':>5} {'%%check ms':>11} {'ipytest ms':>11} {'floor ms':>9} "
+          f"{'ipytest/check':>14} {'check/floor':>12}")
+    for lab_id in LABS:
+        lab = find_lab(lab_id)
         module = load(lab.reference, f"{lab.module}.py", lab.module)
-        count = len(run(lab.id, module).outcomes)
-        checked = median_ms(lambda: run(lab.id, module), repeats)
-        called = median_ms(lambda: direct(lab, module), repeats)
-        print(f"{lab.id:18} {count:5} {checked:9.1f} {called:10.1f} {checked / called:13.1f}x")
-    print("target: a warm check of checkpoint-a under 150 ms")
+        count = len(run(lab.id, module, source=lab.reference).outcomes)
+        checked = median_ms(lambda: run(lab.id, module, source=lab.reference), repeats)
+        called = median_ms(lambda: floor(lab, module), repeats)
+        runner = ipytest_shell(lab, module)
+        with_ipytest = median_ms(runner, repeats)
+        print(f"{lab.id:14} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
+              f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x")
+    print("goal: %%check at least 2x faster than ipytest (aim 5x), with isolation in place")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,20 @@ c.OverwriteCells.add_missing_cells = True
 # No widget state in autograded notebooks: nbconvert (the formgrader, the feedback) then draws
 # each check report from its text/html instead of an empty widget.
 c.Execute.store_widget_state = False
+# Scores come from outside the student's kernel (agentlab_magics.grading.autograde): the
+# kernel runs in a sandbox without the hidden tests, and each graded cell is scored in a
+# fresh sandboxed process that loads only its lab cell. Then every cell's output is cut at
+# 100,000 characters (CapOutput), before nbgrader's own line limit and its grading steps.
+c.Autograde.autograde_preprocessors = [
+    "agentlab_magics.grading.autograde.ScoredOutside",
+    "agentlab_magics.grading.output.CapOutput",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 
 # -- feedback --------------------------------------------------------------------------------
 # The feedback page: grades, the teacher's hidden tests taken out of the test cells, tracebacks

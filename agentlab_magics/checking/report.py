@@ -20,6 +20,10 @@ class TestOutcome(BaseModel):
     outcome: Outcome
     message: str = ""
     record: list[Any] | None = None
+    record_omitted: int = 0
+    """Messages of the run's record left out of `record` (its middle, when it was long)."""
+    output: str = ""
+    """What the student's code printed during the test, cut to a size."""
     duration: float = 0.0
 
     @property

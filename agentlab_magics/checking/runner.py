@@ -1,103 +1,58 @@
-"""Check student code against a lab: the lab's pytest functions, in process, one sentence each.
+"""Check student code against a lab: the lab's test functions, one sentence each.
 
-The student's module reaches the tests through the `harness` fixture; a test hands the
-record its run left to the `record` fixture. Every test runs under a time limit, and
-nothing the student's code does (raise, print, exit, hang, mutate) escapes as a traceback.
+`run` is the one entry point. The student's code is loaded and tested in a child process
+(`isolated.py`) that the caller kills on time, so nothing the code does (raise, print, exit,
+hang, loop, eat memory, patch what it can reach) stalls the caller or escapes as a traceback.
+The tests are plain functions taking the fixtures `harness` (the student's module; a missing
+name fails with a sentence) and `record` (keeps the messages a run left, for the report).
 """
 
 from __future__ import annotations
 
-import copy
-import importlib.util
+import importlib
+import inspect
+import math
 import types
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-import pytest
-
-from agentlab_magics.checking.deadline import TimedOut, deadline
-from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.student import (
-    CodeProblem, NotWrittenYet, StudentModule, load_path, student_line, where)
+    CodeProblem, compiled, course_imports, read_source, run_module)
 from agentlab_magics.course import Lab, find_lab
+from agentlab_magics.course.heldback import held_back_module
 
-INI = Path(__file__).with_name("pytest.ini")
-# pytest's plugins that a check has no use for; the last two would collect garbage twice a run.
-UNUSED = ("cacheprovider", "terminal", "doctest", "junitxml", "pastebin", "stepwise", "warnings",
-          "logging", "faulthandler", "unraisableexception", "threadexception")
-QUIET = [flag for name in UNUSED for flag in ("-p", f"no:{name}")]
-
-
-class Recorder:
-    """What a test's run left behind, kept so the report can draw it."""
-
-    def __init__(self) -> None:
-        self.messages: list | None = None
-
-    def __call__(self, messages: list) -> list:
-        self.messages = messages
-        return messages
+CELL = "<your cell>"
+# The longest time limit a test may be given: a day. Anything longer is a typo.
+MAX_TIMEOUT = 86_400.0
 
 
-class LabPlugin:
-    """The pytest plugin of one check: fixtures in, outcomes out."""
+class BadTimeout(ValueError):
+    """A time limit that is not a finite number of seconds above zero."""
 
-    def __init__(self, student: StudentModule, source: str, filename: str, timeout: float,
-                 only: list[str] | None, held_back: bool):
-        self.student, self.source, self.filename = student, source, filename
-        self.timeout, self.only, self.held_back = timeout, only, held_back
-        self.outcomes: list[TestOutcome] = []
-        self.problem: str | None = None
 
-    @pytest.fixture
-    def harness(self) -> StudentModule:
-        return self.student
+def checked_timeout(value: Any) -> float:
+    """`value` as a time limit in seconds, or BadTimeout with a sentence saying what to give."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+        raise BadTimeout(f"The time limit must be a number of seconds above 0 and at most "
+                         f"{MAX_TIMEOUT:g} (a day), such as 10; {value!r} is not.")
+    return seconds
 
-    @pytest.fixture
-    def record(self) -> Recorder:
-        return Recorder()
 
-    def pytest_collection_modifyitems(self, items: list) -> None:
-        items[:] = [item for item in items
-                    if (self.only is None or item.name in self.only)
-                    and (self.held_back or not is_held_back(item.function))]
+@dataclass(frozen=True)
+class LabTest:
+    """One test of a lab: its function, the sentence the student reads, the fixtures it takes."""
 
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            last = str(report.longrepr).strip().splitlines()[-1:]
-            self.problem = f"The tests of this lab could not be loaded: {' '.join(last)}"
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(self, item):
-        with deadline(self.timeout):
-            yield
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        if call.when == "call" or (call.when == "setup" and report.failed):
-            self.outcomes.append(self._outcome(item, call, report.duration))
-
-    def _outcome(self, item, call, duration: float) -> TestOutcome:
-        kind, message = self._judge(call.excinfo.value if call.excinfo else None)
-        recorder = item.funcargs.get("record") if hasattr(item, "funcargs") else None
-        return TestOutcome(name=item.name, sentence=sentence(item.function), outcome=kind,
-                           message=message, duration=duration,
-                           record=_copied(recorder.messages) if recorder else None)
-
-    def _judge(self, exc: BaseException | None) -> tuple[str, str]:
-        if exc is None:
-            return "passed", ""
-        if isinstance(exc, TimedOut):
-            return "timeout", (f"This test did not finish within {self.timeout:g} s: your code "
-                               "is probably looping forever or waiting for something.")
-        if isinstance(exc, NotWrittenYet):
-            return "failed", str(exc)
-        if isinstance(exc, AssertionError):
-            return "failed", str(exc) or "An assertion failed without saying why."
-        who = "Your code raised" if student_line(exc, self.filename) else "The run stopped on"
-        return "error", f"{who} {where(exc, self.filename, self.source)}"
+    name: str
+    function: Callable
+    sentence: str
+    wants_record: bool
+    held_back: bool
 
 
 def is_held_back(test: Any) -> bool:
@@ -111,39 +66,63 @@ def sentence(function: Any) -> str:
     return " ".join(doc.split())
 
 
-def _copied(messages: list | None) -> list | None:
-    if messages is None:
-        return None
-    try:
-        return copy.deepcopy(list(messages))
-    except Exception:
-        return list(messages)
+def lab_tests(lab: Lab, *, held_back: bool = False, only: list[str] | None = None
+              ) -> list[LabTest]:
+    """The lab's tests in file order: the visible ones, and the held-back ones when asked."""
+    modules = [importlib.import_module(lab.tests)]
+    hidden = held_back_module(lab) if held_back else None
+    if hidden is not None:
+        modules.append(hidden)
+    found = []
+    for module in modules:
+        for name, function in vars(module).items():
+            if not (name.startswith("test_") and inspect.isfunction(function)):
+                continue
+            hidden_test = module is hidden or is_held_back(function)
+            if hidden_test and not held_back or only is not None and name not in only:
+                continue
+            wants = inspect.signature(function).parameters
+            found.append(LabTest(name, function, sentence(function), "record" in wants,
+                                 hidden_test))
+    return found
 
 
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
-        only: list[str] | None = None, held_back: bool = False) -> CheckReport:
+        only: list[str] | None = None, held_back: bool = False,
+        source: str | None = None) -> CheckReport:
     """Check `harness` against the lab's tests (all, or the ones named in `only`); the tests
-    the instructor holds back for grading run only when `held_back` is true."""
+    the instructor holds back run only when `held_back` is true.
+
+    `harness` is a path of a .py file, or a module already made (the notebook's names);
+    with `source`, `harness` is ignored and the source is loaded as the lab's module.
+    The loading, like every test, happens in the child process under the time limit.
+    """
+    from agentlab_magics.checking.isolated import check_in_child
+
     lab = find_lab(lab_id)
-    try:
-        module = harness if isinstance(harness, types.ModuleType) else load_path(harness, lab.module)
-    except CodeProblem as exc:
-        return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
-    filename = getattr(module, "__file__", None) or "<notebook>"
-    source = getattr(module, "__source__", None) or _source(filename)
-    plugin = LabPlugin(StudentModule(module, lab.purposes), source, filename, timeout, only,
-                       held_back)
-    tests = tests_file(lab)
-    pytest.main([tests, "-c", str(INI), "--rootdir", str(Path(tests).parent), *QUIET,
-                 "--noconftest", "--assert=plain", "--capture=sys"], plugins=[plugin])
-    return CheckReport(lab_id=lab.id, title=lab.title, outcomes=plugin.outcomes,
-                       problem=plugin.problem)
+    seconds = checked_timeout(timeout)
+    course_imports()
+    tests = lab_tests(lab, held_back=held_back, only=only)
+    return check_in_child(lab, tests, _loader(lab, harness, source), seconds)
 
 
-def tests_file(lab: Lab) -> str:
-    return importlib.util.find_spec(lab.tests).origin
+def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
+            ) -> Callable[[Callable], types.ModuleType]:
+    """What the child calls, with the guard's `trusted`, to get the student's module; a
+    CodeProblem says why it cannot. Only the running of the student's code happens there."""
+    if isinstance(harness, types.ModuleType) and source is None:
+        return lambda trusted: harness
+
+    def made(trusted: Callable) -> types.ModuleType:
+        if source is not None:
+            module, code = compiled(source, CELL, lab.module)
+        else:
+            module, code = compiled(read_source(harness, lab.module), str(harness), lab.module)
+        run_module(module, code, trusted)
+        return module
+
+    return made
 
 
-def _source(filename: str) -> str:
-    path = Path(filename)
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+__all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "is_held_back",
+           "lab_tests", "run", "sentence"]

@@ -6,10 +6,15 @@ runs becomes one sentence naming the student's own line.
 
 from __future__ import annotations
 
+import io
 import sys
-import traceback
+import tokenize
 import types
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Callable, ContextManager
+
+from agentlab_magics.checking.deadline import TimedOut
 
 
 class NotWrittenYet(AssertionError):
@@ -49,53 +54,158 @@ def course_imports() -> None:
 
 
 def load(source: str, filename: str = "harness.py", name: str = "harness") -> types.ModuleType:
-    """Run `source` as a fresh module called `name`; a CodeProblem if it cannot be run."""
+    """Run `source` as a fresh module called `name`; a CodeProblem if it cannot be run.
+    A leading byte order mark is dropped, as Python drops it from a file."""
+    module, code = compiled(source, filename, name)
+    run_module(module, code)
+    return module
+
+
+def run_module(module: types.ModuleType, code: types.CodeType,
+               trusted: Callable[[], ContextManager] = nullcontext) -> None:
+    """Run `code` in `module`; a CodeProblem naming the student's line if it raises.
+    `trusted` opens the checker's guard while the traceback is read (see checking.guard)."""
+    try:
+        exec(code, module.__dict__)
+    except TimedOut:
+        raise
+    except BaseException as exc:  # student code may raise anything, SystemExit included
+        text = exception_text(exc)
+        with trusted():
+            lineno = student_line(exc, module.__file__)
+        raise CodeProblem(f"Running {Path(module.__file__).name} raised "
+                          f"{at_line(text, lineno, module.__source__)}") from None
+
+
+def compiled(source: str, filename: str = "harness.py", name: str = "harness"
+             ) -> tuple[types.ModuleType, types.CodeType]:
+    """A fresh module called `name` and `source` compiled for it; nothing of it runs yet."""
     course_imports()
+    source = source.removeprefix("\ufeff")
     module = types.ModuleType(name)
     module.__file__ = filename
     module.__source__ = source
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as exc:
+        exc.filename = exc.filename or filename
         raise CodeProblem(syntax_sentence(exc, source)) from None
-    try:
-        exec(code, module.__dict__)
-    except BaseException as exc:  # student code may raise anything, SystemExit included
-        raise CodeProblem(f"Running {Path(filename).name} raised "
-                          f"{where(exc, filename, source)}") from None
-    return module
+    except (RecursionError, MemoryError):  # how CPython 3.11 reports code nested too deeply
+        raise CodeProblem(f"{Path(filename).name} is nested too deeply for Python to compile: "
+                          "break the deepest expression into steps.") from None
+    return module, code
 
 
 def load_path(path: str | Path, name: str = "harness") -> types.ModuleType:
+    """Run the file at `path` as module `name`. It is decoded as Python decodes a source file
+    (UTF-8, a byte order mark allowed, or the encoding its coding line declares); a file that
+    is missing, unreadable or not such text is a CodeProblem sentence, never an OSError or a
+    UnicodeDecodeError."""
+    return load(read_source(path, name), str(path), name)
+
+
+def read_source(path: str | Path, name: str = "harness") -> str:
+    """The text of the student's file at `path`, decoded as `load_path` describes."""
     path = Path(path)
     if not path.is_file():
         raise CodeProblem(f"There is no file {path}. Give the path of your {name}.py.")
-    return load(path.read_text(encoding="utf-8"), str(path), name)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CodeProblem(f"{path} could not be read ({exc.strerror or exc}).") from None
+    return source_text(raw, path.name)
+
+
+def source_text(raw: bytes, name: str) -> str:
+    """`raw` (the file `name`) decoded as Python decodes source, or a CodeProblem saying
+    which byte is not text and how to save the file."""
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+    except SyntaxError as exc:  # a first line that is not UTF-8, or a coding line gone wrong
+        _decoded(raw, "utf-8", name)  # the byte that is not UTF-8, if that is what it is
+        raise CodeProblem(f"The coding line at the top of {name} is wrong ({exc.msg}): "
+                          "delete it and save the file as UTF-8.") from None
+    return _decoded(raw, encoding, name)
+
+
+def _decoded(raw: bytes, encoding: str, name: str) -> str:
+    """`raw` decoded with `encoding`; a CodeProblem naming the first byte that is not."""
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        position = len(raw) - len(exc.object) + exc.start  # a BOM codec skips the BOM first
+        raise CodeProblem(undecodable(raw, position, encoding, name)) from None
+
+
+def undecodable(raw: bytes, position: int, encoding: str, name: str) -> str:
+    """Why `raw` is not source text, with the first bad byte, its position and its line."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return (f"{name} is saved as UTF-16, which Python does not read as source: save it "
+                "as UTF-8.")
+    text = ("UTF-8 text" if encoding.startswith("utf-8")
+            else f"{encoding} text as its coding line says")
+    byte, lineno = raw[position], raw.count(b"\n", 0, position) + 1
+    if b"\0" in raw:
+        return (f"{name} is not a text file: it holds NUL bytes, and byte 0x{byte:02x} at "
+                f"position {position} (line {lineno}) is not {text}. Give the path of your "
+                "Python file.")
+    return (f"{name} is not {text} (byte 0x{byte:02x} at position {position}, on line "
+            f"{lineno}): save it as UTF-8.")
 
 
 def syntax_sentence(exc: SyntaxError, source: str) -> str:
-    """A syntax error as a sentence: which line, what Python said, and the line itself."""
+    """A syntax error as a sentence: which line, what Python said, and the line itself.
+    An error Python gives no line for (a NUL byte) still names the file and, where it can be
+    found, the line."""
+    name = Path(exc.filename or "your code").name.strip("<>")
+    if exc.lineno is None:
+        return _lineless_sentence(exc, source, name)
     line = (exc.text or _line(source, exc.lineno)).rstrip("\n")
     pointer = " " * max((exc.offset or 1) - 1 - (len(line) - len(line.lstrip())), 0) + "^"
-    name = Path(exc.filename or "your code").name.strip("<>")
     return (f"Line {exc.lineno} of {name} is not valid Python "
             f"({exc.msg}):\n    {line.strip()}\n    {pointer}")
 
 
+def _lineless_sentence(exc: SyntaxError, source: str, name: str) -> str:
+    """A syntax error without a line number as a sentence: a NUL byte is found and its line
+    named; anything else is Python's message."""
+    nul = source.find("\0")
+    if nul < 0:
+        return f"{name} is not valid Python ({exc.msg})."
+    lineno = source.count("\n", 0, nul) + 1
+    return (f"Line {lineno} of {name} holds a NUL byte (\\0), which Python does not allow "
+            "in source: delete it. (Files saved as UTF-16, or with binary data pasted in, "
+            "hold them.)")
+
+
 def student_line(exc: BaseException, filename: str) -> int | None:
-    """The deepest line of the student's file in the traceback of `exc`, if it went through it."""
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
-              if frame.filename == filename]
-    return frames[-1].lineno if frames else None
+    """The deepest line of the student's file in the traceback of `exc`, if it went through it.
+
+    It reads only the traceback's own fields: no source file, no loader, no student code."""
+    lineno, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    return lineno
+
+
+def exception_text(exc: BaseException) -> str:
+    """'<Error>: <message>', or the bare name when the message is empty."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def at_line(text: str, lineno: int | None, source: str) -> str:
+    """`text`, followed by the student's line `lineno` when there is one."""
+    if lineno is None:
+        return text
+    return f"{text}, at line {lineno}: {_line(source, lineno).strip()}"
 
 
 def where(exc: BaseException, filename: str, source: str) -> str:
     """'<Error>: <message>, at line N: <code>' with N the deepest line of the student's file."""
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    lineno = student_line(exc, filename)
-    if lineno is None:
-        return text
-    return f"{text}, at line {lineno}: {_line(source, lineno).strip()}"
+    return at_line(exception_text(exc), student_line(exc, filename), source)
 
 
 def _line(source: str, lineno: int | None) -> str:

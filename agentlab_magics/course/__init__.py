@@ -1,4 +1,4 @@
-"""The curriculum as data: labs, their starters and references, their tests, their questions."""
+"""The curriculum as data: labs, their starters, their tests, their questions (no solutions)."""
 
 from agentlab_magics.course.catalog import Lab, UnknownLab, find_lab, labs
 

@@ -1,7 +1,12 @@
-"""The labs as data: what each asks the student to write, its starter, its reference, its tests.
+"""The labs as data: what each asks the student to write, its tests, its files.
 
 Lab ids are lesson1 … lesson6, checkpoint-a and checkpoint-a-test; "lesson06", "6" and
 "Lesson 6" name lesson6 too. An unknown id is an UnknownLab whose message lists them all.
+
+The student package holds each lab's starter only, as a file `agentlab course build` wrote
+(course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
+them imports the instructor package (agentlab_instructor) then and there, and where it is not
+installed they are InstructorPackageMissing. Nothing here imports it when it is imported.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from functools import cache
 
 from pydantic import BaseModel
 
-from agentlab_magics.course.harness_file import Piece, lesson_file, pieces
+from agentlab_magics.course.instructor import instructor_files
+from agentlab_magics.course.starter_files import read_starter
 
 
 class UnknownLab(LookupError):
@@ -19,7 +25,7 @@ class UnknownLab(LookupError):
 
 
 class Lab(BaseModel):
-    """One lab: the names a student writes, the files they start from and end at, the tests."""
+    """One lab: the names a student writes, the tests, and (as properties) its files."""
 
     id: str
     title: str
@@ -28,10 +34,22 @@ class Lab(BaseModel):
     names: list[str]
     purposes: dict[str, str]
     tests: str
-    starter: str
-    reference: str
-    marked: str
-    """The reference with what the student writes between nbgrader's solution markers."""
+
+    @property
+    def starter(self) -> str:
+        """The file the student starts from, as released: the student package's own copy."""
+        return read_starter(self.id)
+
+    @property
+    def reference(self) -> str:
+        """The instructor's solution; needs the instructor package."""
+        return instructor_files(self.id, f"The reference of {self.id}").reference
+
+    @property
+    def marked(self) -> str:
+        """The reference with what the student writes between nbgrader's solution markers;
+        needs the instructor package."""
+        return instructor_files(self.id, f"The source notebook cell of {self.id}").marked
 
 
 PURPOSES = {
@@ -55,65 +73,28 @@ PURPOSES = {
     "check": "asserts one thing about what the run left behind",
 }
 
-EARLY = "agentlab_magics.reference.early."
-# (id, title, names added or revised (name or name@early-module), names retired, gaps)
+# (id, lesson, title, the names the student writes). Each lesson's file holds what the
+# lessons before it wrote, with these names as gaps; checkpoint A's is lesson 6's, with the
+# loop's three names as gaps (agentlab_instructor.lab_files makes the files).
 LESSONS = [
-    ("lesson1", "01 The conversation is a list", ["SYSTEM", "user_message", "text_of",
-                                                  "chat@lesson1"], [],
-     ["user_message", "text_of", "chat"]),
-    ("lesson2", "02 Tool calls and results", ["tool_calls", "tool_specs"], [],
-     ["tool_calls", "tool_specs"]),
-    ("lesson3", "03 The loop", ["run_agent@lesson3"], ["chat"], ["run_agent"]),
-    ("lesson4", "04 One call in, one result out", ["str_arg", "int_arg", "run_tool",
-                                                    "run_agent@lesson4"], [],
-     ["str_arg", "int_arg", "run_tool"]),
-    ("lesson5", "05 Failures and limits", ["error_message", "context_for_model", "run_agent"], [],
+    ("lesson1", "1", "01 The conversation is a list", ["user_message", "text_of", "chat"]),
+    ("lesson2", "2", "02 Tool calls and results", ["tool_calls", "tool_specs"]),
+    ("lesson3", "3", "03 The loop", ["run_agent"]),
+    ("lesson4", "4", "04 One call in, one result out", ["str_arg", "int_arg", "run_tool"]),
+    ("lesson5", "5", "05 Failures and limits", ["error_message", "context_for_model",
+                                                "run_agent"]),
+    ("lesson6", "6", "06 The firehose", ["truncate_head", "truncate_tail", "make_read_tool",
+                                         "make_write_tool", "make_bash_tool"]),
+    ("checkpoint-a", "A", "Checkpoint A: the loop, from an empty gap",
      ["error_message", "context_for_model", "run_agent"]),
-    ("lesson6", "06 The firehose", ["MAX_LINES", "MAX_BYTES", "truncate_head", "truncate_tail",
-                                    "make_read_tool", "make_write_tool", "make_bash_tool"], [],
-     ["truncate_head", "truncate_tail", "make_read_tool", "make_write_tool", "make_bash_tool"]),
 ]
 
 
-def _piece(spec: str) -> Piece:
-    name, _, early = spec.partition("@")
-    if not early:
-        return pieces()[name]
-    home = "3 loop" if name in ("chat", "run_agent") else None
-    return pieces(EARLY + early, home)[name]
-
-
 def _harness_labs() -> list[Lab]:
-    labs, contents = [], {}
-    for lab_id, title, added, retired, gaps in LESSONS:
-        for name in retired:
-            contents.pop(name)
-        for spec in added:
-            contents[spec.partition("@")[0]] = _piece(spec)
-        ordered = _in_reference_order(contents)
-        labs.append(Lab(id=lab_id, title=title, lesson=lab_id.removeprefix("lesson"), names=gaps,
-                        purposes={name: PURPOSES[name] for name in gaps},
-                        tests=f"agentlab_magics.course.labtests.{lab_id}",
-                        starter=lesson_file(title, ordered, set(gaps)),
-                        reference=lesson_file(title, ordered, set()),
-                        marked=lesson_file(title, ordered, set(gaps), marked=True)))
-    rebuild = ["error_message", "context_for_model", "run_agent"]
-    note = ("Rebuild the three names in the gaps. Nothing here is new: the tests are those of "
-            "lessons 3, 4 and 5.")
-    labs.append(Lab(id="checkpoint-a", title="Checkpoint A: the loop, from an empty gap",
-                    lesson="A", names=rebuild, purposes={n: PURPOSES[n] for n in rebuild},
-                    tests="agentlab_magics.course.labtests.checkpoint_a",
-                    starter=lesson_file("checkpoint A", ordered, set(rebuild), note),
-                    reference=lesson_file("checkpoint A", ordered, set()),
-                    marked=lesson_file("checkpoint A", ordered, set(rebuild), note,
-                                       marked=True)))
-    return labs
-
-
-def _in_reference_order(contents: dict[str, Piece]) -> list[Piece]:
-    order = list(pieces())
-    return sorted(contents.values(), key=lambda p: order.index(p.name) if p.name in order else
-                  order.index("run_agent") - 0.5)
+    return [Lab(id=lab_id, title=title, lesson=lesson, names=names,
+                purposes={name: PURPOSES[name] for name in names},
+                tests=f"agentlab_magics.course.labtests.{lab_id.replace('-', '_')}")
+            for lab_id, lesson, title, names in LESSONS]
 
 
 @cache

@@ -1,24 +1,33 @@
 """The progress store: per lab, the questions committed, the tests passed, and whether help was used.
 
 Every write goes to a temporary file in the same folder and is then renamed over the
-store, so a crash leaves the old file or the new one, never half of one. A file that
-cannot be read is moved aside to a backup and reported; it is never overwritten.
+store, so a crash leaves the old file or the new one, never half of one. Every write is a
+merge made under a lock (`lock.held`): read the file afresh, apply this one change, write it
+back; so two notebooks (or a notebook and the autograder) writing at once lose nothing.
+A file that cannot be used (not UTF-8, not JSON, nested too deeply, the wrong shape) is
+renamed, unchanged, to a backup name no other file has, and `notice` says so in a sentence;
+it is never overwritten and never raised into a magic.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.progress.lock import held
 
 ENV = "AGENTLAB_PROGRESS"
 State = Literal["not started", "in progress", "mastered", "built with help"]
+T = TypeVar("T")
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which some editors put first
 
 
 def default_path() -> Path:
@@ -73,76 +82,272 @@ class ProgressError(ValueError):
     """A progress file that cannot be used; the message says what happened and what to do."""
 
 
+class UnreadableProgress(ProgressError):
+    """Bytes that are not a progress file; `detail` says why: "is not valid JSON (…)"."""
+
+    def __init__(self, where: Path, detail: str):
+        self.where, self.detail = where, detail
+        super().__init__(f"The progress file {where} {detail}.")
+
+
 class ProgressStore:
-    """The progress file at `path`; `notice` holds a sentence if loading had to set a file aside."""
+    """The progress file at `path`.
+
+    Loading never raises: a file that cannot be used is set aside or left alone, the progress
+    starts empty, and `notice` holds a sentence for the student (read it with `take_notice`).
+    Every change re-reads the file under the lock and merges into it, so nothing another
+    process wrote is lost; a change raises ProgressError (a sentence) rather than write over a
+    file it could not read.
+    """
 
     def __init__(self, path: str | Path | None = None):
-        self.path = Path(path) if path else default_path()
+        self.path = Path(path).expanduser() if path else default_path()
         self.notice: str | None = None
         self.data = self._load()
 
-    def _load(self) -> Progress:
-        if not self.path.exists():
-            return Progress()
-        try:
-            return parse(self.path.read_text(encoding="utf-8"), self.path)
-        except ProgressError as exc:
-            backup = self.path.with_name(f"{self.path.name}.corrupt-"
-                                         f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-            self.path.replace(backup)
-            self.notice = (f"{exc} It has been moved to {backup}, nothing in it was deleted; "
-                           "progress starts again in a new file. Fix that file and "
-                           f"`%progress import {backup}` to bring it back.")
-            return Progress()
+    def take_notice(self) -> str | None:
+        """The notice, if any, once: it is cleared, so each is shown a single time."""
+        notice, self.notice = self.notice, None
+        return notice
 
     def lab(self, lab_id: str) -> LabProgress:
         return self.data.labs.get(lab_id, LabProgress())
 
     def commit(self, lab_id: str, question_id: str, answer: str) -> Commitment:
-        """Record the answer to a question, unless one is already recorded; return the one kept."""
-        record = self.data.labs.setdefault(lab_id, LabProgress())
-        if question_id not in record.questions:
-            record.questions[question_id] = Commitment(answer=answer)
-            self.save()
-        return record.questions[question_id]
+        """Record the answer to a question unless one is already recorded (by this or any
+        other process); return the one kept."""
+        def change(data: Progress) -> Commitment:
+            record = data.labs.setdefault(lab_id, LabProgress())
+            return record.questions.setdefault(question_id, Commitment(answer=answer))
+        return self._update(change)
 
     def checked(self, lab_id: str, passed_tests: list[str], all_passed: bool) -> None:
-        record = self.data.labs.setdefault(lab_id, LabProgress())
-        record.tests_passed = sorted(set(record.tests_passed) | set(passed_tests))
-        record.passed = record.passed or all_passed
-        self.save()
+        """Add the tests that passed; a lab that passed once stays passed."""
+        def change(data: Progress) -> None:
+            record = data.labs.setdefault(lab_id, LabProgress())
+            record.tests_passed = sorted(set(record.tests_passed) | set(passed_tests))
+            record.passed = record.passed or all_passed
+        self._update(change)
 
     def solution_opened(self, lab_id: str) -> None:
-        self.data.labs.setdefault(lab_id, LabProgress()).solution_opened = True
-        self.save()
+        """Mark the lab as built with help; a mark is never removed."""
+        def change(data: Progress) -> None:
+            data.labs.setdefault(lab_id, LabProgress()).solution_opened = True
+        self._update(change)
 
     def save(self) -> None:
-        self.export(self.path)
+        """Merge what this store holds into the file as it is now; nothing in either is lost."""
+        held_here = self.data
+        self._update(lambda data: _merge_into(data, held_here))
 
     def export(self, target: str | Path) -> Path:
-        """Write the progress to `target` in one atomic step; the store's own file is `save`."""
-        return write_text_atomically(target, self.data.model_dump_json(indent=2))
+        """Write the stored progress, as it is now, to `target` in one atomic step.
+
+        ProgressError, saying what to do, if `target` is a folder, its folder does not exist,
+        it cannot be written, or the store itself cannot be read."""
+        target = Path(target).expanduser()
+        problem = _export_problem(target)
+        if problem:
+            raise ProgressError(problem)
+        if _same_file(target, self.path):
+            self.save()
+            return target
+        self.data = self._current()
+        try:
+            return write_text_atomically(target, self.data.model_dump_json(indent=2))
+        except OSError as exc:
+            raise ProgressError(f"Your progress could not be written to {target} "
+                                f"({_reason(exc)}): export to a file in a folder you can "
+                                "write to.") from None
 
     def import_(self, source: str | Path) -> int:
-        """Merge a progress file into this one; returns how many labs it touched."""
-        source = Path(source)
-        if not source.is_file():
-            raise ProgressError(f"There is no progress file at {source}.")
-        incoming = parse(source.read_text(encoding="utf-8"), source)
-        for lab_id, record in incoming.labs.items():
-            self.data.labs[lab_id] = self.lab(lab_id).merged(record)
-        self.save()
+        """Merge the progress file `source` into the store; returns how many labs it holds.
+        ProgressError, with nothing changed, if it is missing or not a progress file."""
+        incoming = read_export(Path(source).expanduser())
+        self._update(lambda data: _merge_into(data, incoming))
         return len(incoming.labs)
 
+    def tell(self, sentence: str) -> None:
+        """Add a sentence to the notice the student will be shown."""
+        self.notice = f"{self.notice} {sentence}" if self.notice else sentence
 
-def parse(text: str, where: Path) -> Progress:
+    def _load(self) -> Progress:
+        """The stored progress, or empty progress and a notice saying why; never raises."""
+        try:
+            return self._current()
+        except ProgressError as exc:
+            self.tell(str(exc))
+            return Progress()
+
+    def _current(self) -> Progress:
+        """The stored progress as it is now (empty if there is no file).
+
+        Read without the lock, since every write is an atomic rename; only a file that cannot
+        be used takes the lock, to set it aside. ProgressError if the file cannot be read or
+        set aside."""
+        try:
+            return self._read()
+        except UnreadableProgress:
+            pass
+        try:
+            with held(self.path):
+                return self._read_or_set_aside()
+        except OSError as exc:
+            raise ProgressError(f"Your progress file {self.path} is unreadable and could not be "
+                                f"set aside ({_reason(exc)}): move it or fix it, or set {ENV} "
+                                "to another file.") from None
+
+    def _read(self) -> Progress:
+        """The file's progress, empty if there is no file. UnreadableProgress if its bytes are
+        not a progress file; ProgressError if it cannot be read at all."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Progress()
+        except OSError as exc:
+            raise ProgressError(f"Your progress file {self.path} could not be read "
+                                f"({_reason(exc)}): make it a file you can read, or set {ENV} "
+                                "to another file.") from None
+        return parse(raw, self.path)
+
+    def _read_or_set_aside(self) -> Progress:
+        """Call with the lock held. The stored progress; a file that cannot be used is renamed,
+        its bytes untouched, to a backup name never used before, and `notice` says where."""
+        try:
+            return self._read()
+        except UnreadableProgress as exc:
+            detail = exc.detail
+        backup = set_aside(self.path)
+        self.tell(f"Your progress file {self.path} was unreadable: it {detail}. It was kept, "
+                   f"unchanged, as {backup}, and a fresh one was started. To bring it back, "
+                   f"fix that file and run `%progress import {backup}`.")
+        return Progress()
+
+    def _update(self, change: Callable[[Progress], T]) -> T:
+        """Under the lock: read the file afresh, apply `change`, write the result atomically.
+
+        What other processes wrote before the lock was taken is kept; `data` becomes what was
+        written. ProgressError if the file cannot be read or written (nothing is written)."""
+        try:
+            with held(self.path):
+                data = self._read_or_set_aside()
+                result = change(data)
+                write_text_atomically(self.path, data.model_dump_json(indent=2))
+        except OSError as exc:
+            raise ProgressError(f"Your progress could not be saved to {self.path} "
+                                f"({_reason(exc)}): make that folder writable, or set {ENV} to "
+                                "a file in a folder you can write to.") from None
+        self.data = data
+        return result
+
+
+def parse(content: str | bytes, where: Path) -> Progress:
+    """The progress in a file's content. UnreadableProgress, saying why, if it is not UTF-8,
+    not JSON, nested too deeply for json to read, or JSON of the wrong shape."""
+    text = content if isinstance(content, str) else _utf8(content, where)
     try:
-        return Progress.model_validate(json.loads(text))
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ProgressError(f"The progress file {where} is not valid JSON "
-                            f"(line {exc.lineno}: {exc.msg}).") from None
+        raise UnreadableProgress(where, f"is not valid JSON (line {exc.lineno}: "
+                                        f"{exc.msg})") from None
+    except RecursionError:
+        raise UnreadableProgress(where, "is not a progress file (its JSON is nested too "
+                                        "deeply to read)") from None
+    except ValueError as exc:  # such as an integer too long for Python to convert
+        raise UnreadableProgress(where, f"is not valid JSON ({exc})") from None
+    try:
+        return Progress.model_validate(value)
     except ValidationError as exc:
         first = exc.errors()[0]
         place = ".".join(str(part) for part in first["loc"]) or "the top level"
-        raise ProgressError(f"The progress file {where} is not a progress file "
-                            f"({place}: {first['msg']}).") from None
+        raise UnreadableProgress(where, f"is not a progress file ({place}: "
+                                        f"{first['msg']})") from None
+
+
+def read_export(source: Path) -> Progress:
+    """The progress in `source`, a file `export` wrote; ProgressError (nothing imported) if it
+    is missing, a folder, unreadable or not a progress file."""
+    if source.is_dir():
+        raise ProgressError(f"{source} is a folder: give the progress file in it, the one "
+                            "`%progress export FILE` wrote.")
+    if not source.is_file():
+        raise ProgressError(f"There is no progress file at {source}. Check the path; "
+                            "`%progress export FILE` writes one.")
+    try:
+        raw = source.read_bytes()
+    except OSError as exc:
+        raise ProgressError(f"{source} could not be read ({_reason(exc)}); nothing was "
+                            "imported.") from None
+    try:
+        return parse(raw, source)
+    except UnreadableProgress as exc:
+        raise ProgressError(f"{exc} Nothing was imported: give a file `%progress export` "
+                            "wrote, or a backup you have fixed.") from None
+
+
+def set_aside(path: Path) -> Path:
+    """Rename `path` to `NAME.corrupt-STAMP` (then -2, -3, …): a name no file had, reserved
+    with O_EXCL, so no backup ever replaces another. The bytes are not touched."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    for count in itertools.count(1):
+        suffix = "" if count == 1 else f"-{count}"
+        backup = path.with_name(f"{path.name}.corrupt-{stamp}{suffix}")
+        try:
+            os.close(os.open(backup, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            continue
+        try:
+            os.replace(path, backup)
+        except BaseException:
+            backup.unlink(missing_ok=True)
+            raise
+        return backup
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _utf8(raw: bytes, where: Path) -> str:
+    """`raw` as text, a leading UTF-8 BOM dropped; UnreadableProgress naming the first bad byte."""
+    skipped = len(BOM) if raw.startswith(BOM) else 0
+    try:
+        return raw[skipped:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        position = skipped + exc.start
+        raise UnreadableProgress(where, f"is not UTF-8 text (byte 0x{raw[position]:02x} at "
+                                        f"position {position})") from None
+
+
+def _merge_into(data: Progress, incoming: Progress) -> int:
+    """Merge every lab of `incoming` into `data` (LabProgress.merged: nothing is lost, the
+    commitment already in `data` wins); returns how many labs `incoming` holds."""
+    for lab_id, record in incoming.labs.items():
+        data.labs[lab_id] = data.labs.get(lab_id, LabProgress()).merged(record)
+    return len(incoming.labs)
+
+
+def _export_problem(target: Path) -> str | None:
+    """Why progress cannot be exported to `target`, as a sentence saying what to do; None when
+    writing it may be tried."""
+    if target.is_dir():
+        return (f"{target} is a folder: give a file name in it, such as "
+                f"`%progress export {target / 'progress.json'}`.")
+    folder = target.parent
+    if not folder.exists():
+        return (f"There is no folder {folder}: create it first, or export to a file in a "
+                "folder that exists.")
+    if not folder.is_dir():
+        return (f"{folder} is a file, not a folder: export to a file in a folder, such as "
+                "`%progress export progress-export.json`.")
+    return None
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether the two paths name the same file (neither needs to exist)."""
+    try:
+        return one.resolve() == other.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def _reason(exc: OSError) -> str:
+    """What the operating system said, without the errno: "Permission denied"."""
+    return exc.strerror or str(exc) or type(exc).__name__

@@ -1,1 +1,4 @@
-"""Reference solutions: the harness students build in lessons 1-6, and the checkpoint's loops."""
+"""Checkpoint A's two loops (`loops.py`), which students are given; no reference solution.
+
+The reference harness and every lab's solution are the instructor's: agentlab_instructor.
+"""

@@ -16,7 +16,6 @@ from typing import Any
 from agentlab_magics.lab.model import Request
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.views import shape
-from agentlab_magics.reference.harness import context_for_model
 
 VIEWS = ("record", "request")
 BUDGET = 800_000        # characters of message text per transcript, shared out between messages
@@ -102,18 +101,18 @@ def messages_of(source: Any) -> Any:
 def _kept(messages: list, problems: list[str | None]) -> list[bool]:
     """Whether the request context_for_model computes would carry each message.
 
-    context_for_model reads only well-formed messages; a malformed one would go out as is.
-    It only ever leaves messages out, so its answer is matched against the list in order.
+    This is the transcript's own statement of that rule: a request leaves out exactly the
+    empty failed replies (_left_out), keeping everything else in order. A malformed message
+    cannot be judged, so it would go out as is.
     """
-    readable = [message for message, problem in zip(messages, problems) if problem is None]
-    request = context_for_model(readable)
-    kept, position = [], 0
-    for message, problem in zip(messages, problems):
-        here = position < len(request) and (request[position] is message
-                                            or request[position] == message)
-        kept.append(problem is not None or here)
-        position += problem is None and here
-    return kept
+    return [problem is not None or not _left_out(message)
+            for message, problem in zip(messages, problems)]
+
+
+def _left_out(message: dict) -> bool:
+    """A failed assistant reply with no content: the record keeps it, a request does not."""
+    failed = message.get("role") == "assistant" and message.get("stop_reason") == "error"
+    return failed and not message.get("content")
 
 
 def _placed(complaints: list[str], rows: list[int] | None = None) -> dict[int, list[str]]:

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
+from agentlab_instructor.reference import harness
 from agentlab_magics import lab
-from agentlab_magics.reference import harness
 from tests.seeds import page_cell
 
 CELLS = {

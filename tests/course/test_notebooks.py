@@ -72,8 +72,11 @@ def test_hidden_tests_sit_in_graded_cells_only(assignment):
 
 
 def test_course_build_writes_the_notebooks_and_check_says_when_they_are_stale(tmp_path, capsys):
-    assert main(["course", "build", "--course", str(tmp_path), "--check"]) == 1
-    assert "Out of date" in capsys.readouterr().out
-    assert main(["course", "build", "--course", str(tmp_path)]) == 0
-    assert main(["course", "build", "--course", str(tmp_path), "--check"]) == 0
+    where = ["--course", str(tmp_path), "--starters", str(tmp_path / "starters")]
+    assert main(["course", "build", *where, "--check"]) == 1
+    out = capsys.readouterr().out
+    assert f"Out of date in {tmp_path}: lesson1" in out
+    assert f"Out of date in {tmp_path / 'starters'}: lesson1.py" in out
+    assert main(["course", "build", *where]) == 0
+    assert main(["course", "build", *where, "--check"]) == 0
     assert stale(tmp_path) == []

@@ -2,8 +2,8 @@
 
 import pytest
 
+from agentlab_instructor.reference import harness
 from agentlab_magics import lab
-from agentlab_magics.reference import harness
 
 
 def test_every_request_is_recorded_as_a_deep_copy():

@@ -2,8 +2,8 @@
 
 import asyncio
 
+from agentlab_instructor.reference import harness
 from agentlab_magics import lab
-from agentlab_magics.reference import harness
 
 
 def test_shape_and_show_formats():

@@ -2,6 +2,7 @@
 
 Every mutant must fail at least one test of its lab, and every test of a lab, held-back ones
 included, must fail at least one of the lab's mutants; the references must pass every test.
+The liars (LIARS, at the end) are harnesses whose values lie about ==: they must pass no test.
 """
 
 from __future__ import annotations
@@ -463,3 +464,130 @@ MUTANTS += [
     Mutant("ch03-b: a price of 2 cents written in", "ch03-b",
            "        spent += call_cost\n", "        spent += 2\n"),
 ]
+
+# Lying harnesses: a lab's reference with every public function it defines wrapped so that what
+# it returns, and the message of what it raises, lies about ==. `Anything` is equal to
+# everything and lies to bool(), len(), `in`, [] and iteration; a look-alike is a subclass of
+# dict, list, tuple, str or int whose == says yes to anything. A liar lies to its caller (the
+# lab's tests) and, with `inside`, to the reference's own functions too, so that a record
+# run_agent or chat appends to holds look-alikes: the messages user_message, run_tool and
+# error_message made. The lab's tests compare exactly, type included: no liar passes any test.
+LIES = '''
+
+_REFERENCE = [name for name, value in list(globals().items())
+              if type(value).__name__ == "function" and not name.startswith("_")]
+
+
+class Anything:
+    """Equal to everything, unequal to nothing, true, one long, holding everything."""
+
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    __hash__ = object.__hash__
+    def __bool__(self): return True
+    def __len__(self): return 1
+    def __contains__(self, item): return True
+    def __getitem__(self, key): return Anything()
+    def __iter__(self): return iter(())
+    def __call__(self, *args, **kwargs): return Anything()
+    def get(self, *args): return Anything()
+
+
+class _Yes:
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+
+
+class LyingDict(_Yes, dict): pass
+class LyingList(_Yes, list): pass
+class LyingTuple(_Yes, tuple): __hash__ = tuple.__hash__
+class LyingStr(_Yes, str): __hash__ = str.__hash__
+class LyingInt(_Yes, int): __hash__ = int.__hash__
+
+
+_LOOK_ALIKE = {dict: LyingDict, list: LyingList, tuple: LyingTuple, str: LyingStr,
+               int: LyingInt, bool: LyingInt}
+
+
+def _anything(value):
+    return Anything()
+
+
+def _look_alike(value):
+    """`value` as a look-alike of its type, holding the very same items."""
+    kind = _LOOK_ALIKE.get(type(value))
+    return value if kind is None else kind(value)
+
+
+def _empty_look_alike(value):
+    """An empty look-alike of `value`'s type: "", {}, [], () or 0."""
+    kind = _LOOK_ALIKE.get(type(value))
+    return value if kind is None else kind()
+
+
+def _look_alikes_inside(value):
+    """`value` in the right plain containers, every str, int and bool in them a look-alike; an
+    empty container, with nothing inside to lie, is a look-alike itself."""
+    if type(value) in (dict, list, tuple) and not value:
+        return _look_alike(value)
+    if type(value) is dict:
+        return {key: _look_alikes_inside(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_look_alikes_inside(item) for item in value)
+    return _look_alike(value)
+
+
+def _lie_everywhere(lie, inside):
+    """Every public function of the reference returns lie(its value) and raises an exception
+    whose message is lie(its message): to its caller, and with `inside` to the reference too."""
+    depth = [0]  # how many of the reference's functions are running
+
+    def lying(function):
+        def liar(*args, **kwargs):
+            lies = inside or depth[0] == 0
+            depth[0] += 1
+            try:
+                value = function(*args, **kwargs)
+            except Exception as exc:
+                if not lies:
+                    raise
+                told = lie(str(exc))
+                kind = type(f"Lying{type(exc).__name__}", (type(exc),),
+                            {"__str__": lambda self: told})
+                raise kind(*exc.args) from None
+            finally:
+                depth[0] -= 1
+            return lie(value) if lies else value
+        return liar
+
+    for name in _REFERENCE:
+        globals()[name] = lying(globals()[name])
+'''
+
+
+@dataclass(frozen=True)
+class Liar:
+    """The reference of `lab` with every public function returning `lie`(what it returned), one
+    of LIES's _anything, _look_alike, _empty_look_alike and _look_alikes_inside; with `inside`,
+    the reference's own calls get liars too."""
+
+    name: str
+    lab: str
+    lie: str
+    inside: bool = False
+
+    def apply(self, reference: str) -> str:
+        return f"{reference}{LIES}\n_lie_everywhere({self.lie}, inside={self.inside})\n"
+
+
+LYING = [("returns what equals anything", "_anything", False),
+         ("returns a look-alike of its value that says it equals anything", "_look_alike", False),
+         ("returns an empty look-alike that says it equals anything", "_empty_look_alike", False),
+         ("returns its value with look-alikes inside", "_look_alikes_inside", False),
+         ("makes look-alikes for its own calls too, so the record holds them", "_look_alike",
+          True)]
+LIARS: list[Liar] = [
+    Liar(f"{lab}: every function {how}", lab, lie, inside)
+    for lab in ("lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
+                "checkpoint-a-test", "ch03-a", "ch03-a-transfer", "ch03-b")
+    for how, lie, inside in LYING]

@@ -15,7 +15,7 @@ from agentlab_magics.checking import run
 from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.runner import is_held_back
 from agentlab_magics.course import find_lab, labs
-from tests.mutation.mutants import MUTANTS, Mutant
+from tests.mutation.mutants import LIARS, MUTANTS, Liar, Mutant
 
 LABS = list(labs())
 
@@ -38,7 +38,7 @@ def reference_report(check, lab_id: str) -> CheckReport:
     return check(lab_id, find_lab(lab_id).reference)
 
 
-def mutant_report(check, mutant: Mutant) -> CheckReport:
+def mutant_report(check, mutant: Mutant | Liar) -> CheckReport:
     return check(mutant.lab, mutant.apply(find_lab(mutant.lab).reference))
 
 
@@ -86,3 +86,26 @@ def test_every_test_rejects_some_plausible_wrong_harness(lab_id, check):
 
 def test_there_are_at_least_25_mutants():
     assert len(MUTANTS) >= 25
+
+
+# The tests that read no value the harness made: checkpoint A's list of missing names asks only
+# whether the names exist, which a liar's do.
+COMPARE_NO_VALUE = {("checkpoint-a", "test_the_three_names_are_written")}
+
+
+@pytest.mark.parametrize("liar", LIARS, ids=[liar.name for liar in LIARS])
+def test_a_lying_harness_passes_no_test(liar, check):
+    """A harness whose values lie about == (equal to everything, or a dict, list, tuple, str or
+    int subclass that says so) passes no test of its lab, held-back ones included: every test
+    compares what the harness made exactly, type included, and every test but those in
+    COMPARE_NO_VALUE reads some value the harness made."""
+    report = mutant_report(check, liar)
+    assert report.problem is None, report.problem
+    assert report.outcomes, f"No test of {liar.lab} ran."
+    passed = [o.name for o in report.outcomes
+              if o.passed and (liar.lab, o.name) not in COMPARE_NO_VALUE]
+    assert not passed, f"{liar.name} passes {passed}"
+
+
+def test_every_lab_has_its_liars():
+    assert {liar.lab for liar in LIARS} == set(LABS)

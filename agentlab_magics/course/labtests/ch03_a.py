@@ -4,6 +4,8 @@ from agentlab_magics.bounded.admission import INSTRUCTOR_ADMISSION_CASES, VISIBL
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
 from agentlab_magics.course.labtests.kit import held_back
 
+ANSWERS = ("CALL", "MODEL_CALL_LIMIT", "MODEL_COST_LIMIT")
+
 
 def case(used, most, spent, cost, budget):
     return {"used_calls": used, "max_calls": most, "spent": spent, "next_cost": cost,
@@ -11,7 +13,7 @@ def case(used, most, spent, cost, budget):
 
 
 def check(harness, rows):
-    problems = wrong_rows(harness.decide_admission, rows)
+    problems = wrong_rows("decide_admission", harness.decide_admission, rows, ANSWERS)
     assert not problems, explain("decide_admission", problems)
 
 

@@ -4,6 +4,8 @@ from agentlab_magics.bounded.admission import INSTRUCTOR_TRANSFER_CASES, TRANSFE
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
 from agentlab_magics.course.labtests.kit import held_back
 
+ANSWERS = ("CALL", "CALL_LIMIT", "COST_LIMIT")
+
 
 def rows(table):
     return [(arguments[0], expected) for _, arguments, expected in table]
@@ -14,7 +16,7 @@ def state(calls, most, spent, cost, budget):
 
 
 def check(harness, table_rows):
-    problems = wrong_rows(harness.transfer_check, table_rows)
+    problems = wrong_rows("transfer_check", harness.transfer_check, table_rows, ANSWERS)
     assert not problems, explain("transfer_check", problems)
 
 

@@ -1,6 +1,6 @@
 """Unit ch03-b: attempt, the loop whose charge belongs at admission, before the provider call."""
 
-from agentlab_magics.course.labtests.kit import held_back
+from agentlab_magics.course.labtests.kit import exact, held_back, plain
 
 
 class Provider:
@@ -17,7 +17,8 @@ class Provider:
 
 
 def attempted(harness, provider, **limits):
-    outcome = harness.attempt(provider, **limits)
+    outcome = plain(harness.attempt(provider, **limits), "what attempt returned",
+                    "return a plain dict of status, attempts, spent, events and answer.")
     assert isinstance(outcome, dict) and {"status", "attempts", "spent"} <= set(outcome), (
         f"attempt returned {outcome!r}; it should return a dict with at least status, attempts "
         "and spent.")
@@ -34,7 +35,7 @@ def stopped_by_the_budget(harness, *, allowed, cost, budget):
     outcome = attempted(harness, provider, max_attempts=allowed, call_cost=cost, budget=budget)
     tries = budget // cost
     expected = ("MODEL_COST_LIMIT", tries, tries * cost)
-    assert summary(outcome) == expected and provider.calls == tries, (
+    assert exact(summary(outcome), expected, "what attempt returned") and provider.calls == tries, (
         f"Against a provider that always fails, with {allowed} attempts allowed, {cost} cents a "
         f"try and a {budget} cent budget, attempt made {provider.calls} provider calls and "
         f"returned {summary(outcome)}; expected {expected}. An attempt is charged when it is "
@@ -50,9 +51,10 @@ def test_a_provider_that_always_fails_is_stopped_by_the_budget(harness):
 def test_a_failed_attempt_is_charged_before_the_next_is_admitted(harness):
     """Two failures then an answer cost three attempts' worth: each event shows the charge already made."""
     outcome = attempted(harness, Provider(failures=2), max_attempts=5, call_cost=2, budget=20)
-    events = [tuple(event) for event in outcome.get("events", [])]
+    events = outcome.get("events")
     expected = [(1, 2, "failed"), (2, 4, "failed"), (3, 6, "ok")]
-    assert summary(outcome) == ("COMPLETED", 3, 6) and events == expected, (
+    assert exact(summary(outcome), ("COMPLETED", 3, 6), "what attempt returned") and exact(
+        events, expected, "the events attempt returned"), (
         f"Two failures then an answer gave {summary(outcome)} with events {events}; expected "
         f"('COMPLETED', 3, 6) with events {expected}: every admitted attempt is charged, the "
         "failed ones included, before the provider is called.")
@@ -62,7 +64,7 @@ def test_failures_count_against_the_attempt_limit(harness):
     """Failed attempts are attempts: with two allowed and a failing provider, the third is refused."""
     outcome = attempted(harness, Provider(failures=float("inf")), max_attempts=2, call_cost=2,
                         budget=100)
-    assert summary(outcome) == ("MODEL_CALL_LIMIT", 2, 4), (
+    assert exact(summary(outcome), ("MODEL_CALL_LIMIT", 2, 4), "what attempt returned"), (
         f"With 2 attempts allowed, a 100 cent budget and a provider that always fails, attempt "
         f"returned {summary(outcome)}; expected ('MODEL_CALL_LIMIT', 2, 4).")
 
@@ -70,7 +72,8 @@ def test_failures_count_against_the_attempt_limit(harness):
 def test_landing_exactly_on_the_budget_is_admitted(harness):
     """An attempt whose charge lands exactly on the budget is admitted; the answer comes back."""
     outcome = attempted(harness, Provider(failures=2), max_attempts=5, call_cost=2, budget=6)
-    assert summary(outcome) == ("COMPLETED", 3, 6) and outcome.get("answer") == "Drafts are ready.", (
+    assert exact(summary(outcome), ("COMPLETED", 3, 6), "what attempt returned") and exact(
+        outcome.get("answer"), "Drafts are ready.", "the answer attempt returned"), (
         f"With a 6 cent budget at 2 cents a try and an answer on the third try, attempt returned "
         f"{summary(outcome)} and answer {outcome.get('answer')!r}; expected ('COMPLETED', 3, 6) "
         "and the provider's answer: spending exactly the budget is allowed.")
@@ -80,7 +83,7 @@ def test_the_attempt_limit_is_checked_before_the_money(harness):
     """When both limits refuse the next attempt, the attempt limit is the one reported."""
     outcome = attempted(harness, Provider(failures=float("inf")), max_attempts=2, call_cost=3,
                         budget=6)
-    assert summary(outcome) == ("MODEL_CALL_LIMIT", 2, 6), (
+    assert exact(summary(outcome), ("MODEL_CALL_LIMIT", 2, 6), "what attempt returned"), (
         f"After two failed attempts at 3 cents with a 2-attempt limit and a 6 cent budget, both "
         f"limits refuse a third; attempt returned {summary(outcome)}, expected "
         "('MODEL_CALL_LIMIT', 2, 6): the attempt count is checked first.")

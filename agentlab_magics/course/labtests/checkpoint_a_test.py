@@ -1,7 +1,8 @@
 """Checkpoint A, the test you write: a script and a check that part the two loops."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import settle
+from agentlab_magics.course.labtests.kit import a_type, plain, settle
+from agentlab_magics.lab.steps import Step
 from agentlab_magics.reference import loops
 
 PROMPT = "Find the port."
@@ -15,14 +16,34 @@ def read_tool():
             "execute": lambda arguments: "PORT = 9090\n"}
 
 
-def run_with(harness, loop, record=None):
-    """(model, messages, final) of `loop` playing the student's script, cut off at twelve calls."""
+def script_of(harness):
+    """The steps script() returned, once proven a non-empty plain list whose every step is
+    plain data, a function of the request, or one of the lab's lasting steps."""
     steps = settle(harness.script())
-    model, messages = lab.ScriptedModel(list(steps), max_calls=12), []
+    assert type(steps) is list and steps, (
+        f"script() returned {_described(steps)}: it must return a non-empty list of steps, one "
+        "per model call.")
+    for number, step in enumerate(steps, start=1):
+        if not (callable(step) or issubclass(type(step), Step)):
+            plain(step, f"step {number} of your script",
+                  "make each step with lab.reply, lab.say or lab.fail.")
+    return steps
+
+
+def _described(steps):
+    """An empty list as it is, anything but a plain list by its type alone: its repr could lie."""
+    return repr(steps) if type(steps) is list else f"{a_type(steps)}, not a plain list"
+
+
+def run_with(harness, loop, record=None):
+    """(model, messages, final) of `loop` playing the student's script, cut off at twelve calls;
+    the record and the final reply, made of what the script's steps said, are proven plain."""
+    model, messages = lab.ScriptedModel(script_of(harness), max_calls=12), []
     if record is not None:
         record(messages)
     final = settle(loop(model, "You are a careful debugger.", messages, [read_tool()], PROMPT))
-    return model, messages, final
+    plain(messages, "the record your script left")
+    return model, messages, plain(final, "the last reply your script gave")
 
 
 def check_fails(harness, run):
@@ -36,9 +57,6 @@ def check_fails(harness, run):
 
 def test_the_reference_loop_finishes_the_script(harness, record):
     """script() is a non-empty list of steps that lesson 5's loop runs to the end, with no cut-off."""
-    steps = settle(harness.script())
-    assert isinstance(steps, list) and steps, (
-        f"script() returned {steps!r}: it must return a non-empty list of steps, one per model call.")
     model, messages, final = run_with(harness, loops.reference, record)
     assert not model.cut_off and final.get("stop_reason") != "error", (
         f"The reference loop did not finish your script: it made {len(model.calls)} model call(s) "
@@ -63,6 +81,6 @@ def test_the_failure_says_what_happened(harness):
     """When your check fails, it says what the loop did and what it should have done."""
     failure = check_fails(harness, run_with(harness, loops.buggy))
     assert failure is not None, "Your check does not fail the buggy loop yet, so it says nothing."
-    assert str(failure).strip(), (
+    assert plain(str(failure), "the message your check fails with").strip(), (
         "Your check fails the buggy loop without a message. Add one to the assert: what the "
         "model asked for, what the loop left, and what you expected.")

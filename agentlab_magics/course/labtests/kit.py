@@ -1,7 +1,12 @@
-"""What the lab tests share: tools the lab supplies, one-call runs, and awaiting student code.
+"""What the lab tests share: exact comparison, tools the lab supplies, one-call runs, and
+awaiting student code.
 
 The tools here belong to the lab, not to the student, so a lesson's tests can use tools
 before the lesson that asks the student to build them.
+
+Every value a student's code makes is compared with `exact` (or proven with `plain` first):
+an object of the student's own class, or a subclass of dict, list or str, can answer ==,
+bool(), len(), `in` and [] however it likes, so it must never reach them.
 """
 
 from __future__ import annotations
@@ -14,6 +19,105 @@ from typing import Any
 from agentlab_magics import lab
 
 SYSTEM = "You are a careful test."
+
+# The only types a lab's values are made of; a subclass of one of them is not one of them.
+PLAIN: frozenset[type] = frozenset({dict, list, tuple, str, int, float, bool, type(None)})
+PLAIN_DATA = ("build it from plain dicts, lists, strings, numbers, True, False and None, not "
+              "from a class of your own, whose == could claim anything.")
+_ABSENT = object()  # no expected value stands at this place
+
+
+def exact(actual: Any, expected: Any, what: str, should: str = PLAIN_DATA) -> bool:
+    """Whether `actual` equals `expected` with the very same type at every depth: "1" is not 1,
+    1 is not True, a list is not a tuple, and a dict subclass is not a dict.
+
+    `actual` is first proven plain data (see `plain`); an AssertionError says in one sentence
+    what is not. Where `expected` holds a lab object that is not plain data (a tool's execute
+    function), `actual` must hold that very object. `expected == actual` is asked only of
+    builtin types, so no method the student wrote ever runs.
+    """
+    plain(actual, what, should, expected)
+    return _same(actual, expected)
+
+
+def plain(value: Any, what: str, should: str = PLAIN_DATA, expected: Any = _ABSENT) -> Any:
+    """`value` itself, once proven built only of PLAIN types, dict keys included; else an
+    AssertionError, one sentence: `what` (a noun phrase), the first stranger found, what
+    belongs in its place, and `should`, what the student should do.
+
+    Only type() is asked of a value before its type is proven, so nothing the student wrote
+    runs; where `expected` holds a non-plain lab object, that very object is allowed.
+    """
+    found = _stranger(value, expected, "")
+    if found is not None:
+        place, thing, wanted = found
+        where = f"holds {a_type(thing)} {place}" if place else f"is {a_type(thing)}"
+        subject = what[:1].upper() + what[1:]
+        raise AssertionError(f"{subject} {where}, not {_wanted(thing, wanted)}: {should}")
+    return value
+
+
+def a_type(thing: Any) -> str:
+    """"a str", "an int", "a LyingDict": the type of `thing` with its article. Asks only type()."""
+    name = type(thing).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _wanted(thing: Any, wanted: Any) -> str:
+    """What belongs where `thing` stands: the expected value's type, else the plain type `thing`
+    imitates, else plain data."""
+    if wanted is None:
+        return "None"
+    if wanted is not _ABSENT:
+        if issubclass(type(thing), type(wanted)):
+            return f"a plain {type(wanted).__name__}"
+        return a_type(wanted)
+    imitated = [kind for kind in (bool, int, float, str, tuple, list, dict)
+                if issubclass(type(thing), kind)]
+    if imitated:
+        return f"a plain {imitated[0].__name__}"
+    return "plain data (a dict, list, tuple, str, int, float, bool or None)"
+
+
+def _stranger(value: Any, expected: Any, path: str) -> tuple[str, Any, Any] | None:
+    """(where, what stands there, what is expected there) for the first place in `value` that
+    is neither plain data nor the lab object `expected` holds there; None when there is none.
+    `where` is "" for `value` itself, else "at [0]['content']" or "as a key at [0]"."""
+    kind = type(value)
+    if kind not in PLAIN:
+        if type(expected) not in PLAIN and value is expected:
+            return None
+        return (f"at {path}" if path else "", value, expected)
+    if kind is dict:
+        for key, item in value.items():
+            if _stranger(key, _ABSENT, "") is not None:
+                return (f"as a key at {path}" if path else "as a key", key, _ABSENT)
+            inside = expected.get(key, _ABSENT) if type(expected) is dict else _ABSENT
+            found = _stranger(item, inside, f"{path}[{key!r}]")
+            if found is not None:
+                return found
+    elif kind in (list, tuple):
+        for index, item in enumerate(value):
+            inside = (expected[index] if type(expected) is kind and index < len(expected)
+                      else _ABSENT)
+            found = _stranger(item, inside, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    """Equality with types compared exactly at every depth; `actual` is proven plain already."""
+    if type(actual) is not type(expected):
+        return False
+    if type(expected) is dict:
+        return actual.keys() == expected.keys() and all(
+            _same(actual[key], expected[key]) for key in expected)
+    if type(expected) in (list, tuple):
+        return len(actual) == len(expected) and all(map(_same, actual, expected))
+    if type(expected) not in PLAIN:
+        return actual is expected
+    return expected == actual
 
 
 def held_back(test: Callable) -> Callable:
@@ -68,13 +172,24 @@ def run(harness: Any, steps: list, *, tools: list | None = None, prompt: str = "
     messages = [] if messages is None else messages
     if record is not None:
         record(messages)
-    final = harness.run_agent(model, SYSTEM, messages, tools or [], prompt, **options)
+    final = agent(harness, model, messages, tools or [], prompt, **options)
     return model, messages, final
 
 
+def agent(harness: Any, model: lab.ScriptedModel, messages: list, tools: list, prompt: str,
+          **options: Any) -> Any:
+    """What the student's run_agent returned for one prompt, once it and the caller's list,
+    with everything run_agent appended to it, are proven plain data."""
+    final = harness.run_agent(model, SYSTEM, messages, tools, prompt, **options)
+    plain(messages, "the caller's list after run_agent")
+    return plain(final, "what run_agent returned")
+
+
 def shapes(model: lab.ScriptedModel) -> list[str]:
-    """The shape of every request the model was sent, in order."""
-    return [lab.shape(request.messages) for request in model.calls]
+    """The shape of every request the model was sent, in order, each proven plain data: the
+    model keeps a copy of what the student's code sent it."""
+    return [lab.shape(plain(request.messages, f"the messages of request {number}"))
+            for number, request in enumerate(model.calls, start=1)]
 
 
 def said(model: lab.ScriptedModel, messages: list) -> str:

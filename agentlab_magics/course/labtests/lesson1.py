@@ -1,22 +1,25 @@
 """Lesson 1, the conversation is a list: messages are dicts, and chat sends all of them."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import SYSTEM, held_back
+from agentlab_magics.course.labtests.kit import SYSTEM, exact, held_back, plain, shapes
 
 
 def chat_run(harness, steps, prompts, record, messages=None):
-    """The student's chat, once per prompt, on one list: (model, the caller's list, replies)."""
+    """The student's chat, once per prompt, on one list: (model, the caller's list, replies),
+    the list and the replies proven plain data."""
     model = lab.ScriptedModel(steps, max_calls=10)
     messages = [] if messages is None else messages
     record(messages)
-    replies = [harness.chat(model, SYSTEM, messages, text) for text in prompts]
-    return model, messages, replies
+    replies = [plain(harness.chat(model, SYSTEM, messages, text), "what chat returned")
+               for text in prompts]
+    return model, plain(messages, "the caller's list after chat"), replies
 
 
 def test_user_message_is_role_and_content(harness):
     """user_message wraps what was typed as {"role": "user", "content": the string itself}."""
     message = harness.user_message("Where is the config file?")
-    assert message == {"role": "user", "content": "Where is the config file?"}, (
+    assert exact(message, {"role": "user", "content": "Where is the config file?"},
+                 "what user_message returned"), (
         f"user_message('Where is the config file?') gave {message!r}; expected "
         "{'role': 'user', 'content': 'Where is the config file?'}: a user's content is the "
         "plain string they typed, with no other keys.")
@@ -27,7 +30,7 @@ def test_text_of_joins_the_text_blocks_in_order(harness):
     message = lab.reply(lab.text("The port "), lab.call("read", {"path": "config.py"}, id="c1"),
                         lab.text("is 9090."))
     words = harness.text_of(message)
-    assert words == "The port is 9090.", (
+    assert exact(words, "The port is 9090.", "what text_of returned"), (
         f"text_of gave {words!r} for a reply holding the text 'The port ', a call to read, and "
         "the text 'is 9090.'; expected 'The port is 9090.': every text block, joined as they "
         "are, in order, and nothing from the call.")
@@ -38,7 +41,7 @@ def test_text_of_a_reply_of_calls_only_is_empty(harness):
     message = lab.reply(lab.call("read", {"path": "a.py"}, id="c1"),
                         lab.call("read", {"path": "b.py"}, id="c2"))
     words = harness.text_of(message)
-    assert words == "", (
+    assert exact(words, "", "what text_of returned"), (
         f"text_of gave {words!r} for a reply holding two calls and no text; expected '': "
         "a call is a request to run a tool, not something the model said.")
 
@@ -47,11 +50,12 @@ def test_chat_keeps_both_messages_in_the_callers_list(harness, record):
     """chat adds the user's message and the reply to the caller's list, and returns the reply."""
     model, messages, replies = chat_run(harness, [lab.say("Hello! How can I help?")], ["Hi."],
                                         record)
-    assert messages == [lab.user("Hi."), lab.say("Hello! How can I help?")], (
+    assert exact(messages, [lab.user("Hi."), lab.say("Hello! How can I help?")],
+                 "the caller's list after chat"), (
         f"After chat the caller's list holds {lab.shape(messages)!r}:\n{lab.show(messages)}\n"
         "expected the user's message then the reply, 'U A': chat must append both to the "
         "list it was handed, not to a copy.")
-    assert replies[0] == lab.say("Hello! How can I help?"), (
+    assert exact(replies[0], lab.say("Hello! How can I help?"), "what chat returned"), (
         f"chat returned {replies[0]!r}; it should return the reply message itself, "
         f"{lab.show(messages[-1:])}.")
 
@@ -64,7 +68,7 @@ def test_chat_goes_on_from_an_earlier_conversation(harness, record):
     assert messages is history and lab.shape(history) == "U A U A", (
         f"After chat the caller's list is {lab.shape(history)!r}; expected 'U A U A': the "
         "new prompt and its reply go on the end of the list that was passed in.")
-    sent = lab.shape(model.calls[0].messages)
+    sent = shapes(model)[0]
     assert sent == "U A U", (
         f"The request carried {sent!r}; expected 'U A U': the earlier conversation and the "
         "new prompt, all of it.")
@@ -74,11 +78,11 @@ def test_chat_sends_the_whole_list_every_time(harness, record):
     """The model remembers nothing, so the second question is sent with the first one before it."""
     model, messages, replies = chat_run(harness, [lab.forgetful()],
                                         ["My name is Ada.", "What is my name?"], record)
-    sent = [lab.shape(request.messages) for request in model.calls]
+    sent = shapes(model)
     assert sent == ["U", "U A U"], (
         f"The two requests carried {sent}; expected ['U', 'U A U']: the second request must "
         "hold the whole conversation so far, because the model keeps nothing between calls.")
-    assert replies[-1] == lab.say("Your name is Ada."), (
+    assert exact(replies[-1], lab.say("Your name is Ada."), "what chat returned"), (
         f"Asked 'What is my name?', chat returned {replies[-1]!r}; expected the reply "
         "saying 'Your name is Ada.', which the model can only say if the request still holds "
         "'My name is Ada.'")
@@ -89,10 +93,10 @@ def test_chat_sends_the_system_prompt_and_no_tools(harness, record):
     model, _, _ = chat_run(harness, [lab.say("Hello."), lab.say("Goodbye.")], ["Hi.", "Bye."],
                            record)
     for number, request in enumerate(model.calls, start=1):
-        assert request.system == SYSTEM, (
+        assert exact(request.system, SYSTEM, f"the system prompt of request {number}"), (
             f"Request {number} carried the system prompt {request.system!r}; expected "
             f"{SYSTEM!r}, the one chat was handed, on every call.")
-        assert request.tools == [], (
+        assert exact(request.tools, [], f"the tools of request {number}"), (
             f"Request {number} carried tools={request.tools!r}; chat has no tools, so it sends [].")
 
 
@@ -101,7 +105,7 @@ def test_user_message_keeps_what_was_typed_exactly(harness):
     """user_message keeps what was typed character for character, spaces and newlines included."""
     for typed in ("  Which tests fail?\n", "Lies la Datei\tnotes.md, bitte. ", ""):
         message = harness.user_message(typed)
-        assert message == {"role": "user", "content": typed}, (
+        assert exact(message, {"role": "user", "content": typed}, "what user_message returned"), (
             f"user_message({typed!r}) gave {message!r}; expected "
             f"{{'role': 'user', 'content': {typed!r}}}: the content is exactly what was typed, "
             "with nothing trimmed or added.")
@@ -115,8 +119,9 @@ def test_chat_sends_a_long_conversation_whole(harness, record):
                lab.user("I drink tea, not coffee."), lab.say("Noted.")]
     model, messages, replies = chat_run(harness, [lab.forgetful()], ["What is my name?"], record,
                                         messages=history)
-    sent = lab.shape(model.calls[0].messages) if model.calls else "nothing"
-    assert sent == "U A U A U A U" and replies[0] == lab.say("Your name is Grace."), (
+    sent = shapes(model)[0] if model.calls else "nothing"
+    assert sent == "U A U A U A U" and exact(replies[0], lab.say("Your name is Grace."),
+                                              "what chat returned"), (
         f"After three exchanges, 'What is my name?' was sent as {sent!r} and chat returned "
         f"{lab.show(replies)}; expected the request 'U A U A U A U' and the reply 'Your name is "
         "Grace.': every request carries the whole list, however long it has grown.")

@@ -4,7 +4,7 @@ import copy
 import json
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import failing_tool, files_tool, held_back
+from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, held_back, plain
 
 A_CALL = lab.call("read", {"path": "a.py"}, id="c1")
 B_CALL = lab.call("grep", {"pattern": "PORT", "path": "b.py"}, id="c2")
@@ -19,10 +19,16 @@ def two_tools():
     return [files_tool({"a.py": "A = 1\n"}), failing_tool("grep", "grep is broken today")]
 
 
+def keys(tools):
+    """The keys of each tool, for a failure message; `tools` is proven plain but for the lab's
+    own execute functions."""
+    return [list(tool) if type(tool) is dict else tool for tool in tools]
+
+
 def test_tool_calls_in_the_order_the_reply_made_them(harness):
     """tool_calls gives the reply's toolCall blocks, whole and in order, and none of its text."""
     calls = harness.tool_calls(two_call_reply())
-    assert calls == [A_CALL, B_CALL], (
+    assert exact(calls, [A_CALL, B_CALL], "what tool_calls returned"), (
         f"tool_calls gave {calls!r} for a reply holding text, a call to read (c1), more text "
         "and a call to grep (c2); expected the two toolCall blocks, c1 then c2, exactly as "
         "the reply holds them.")
@@ -31,7 +37,7 @@ def test_tool_calls_in_the_order_the_reply_made_them(harness):
 def test_tool_calls_of_a_text_only_reply_is_empty(harness):
     """A reply that only talks asks for nothing: tool_calls gives an empty list."""
     calls = harness.tool_calls(lab.say("The port is 9090."))
-    assert calls == [], (
+    assert exact(calls, [], "what tool_calls returned"), (
         f"tool_calls gave {calls!r} for a reply holding only text; expected [], "
         "an empty list: there is nothing to run.")
 
@@ -39,8 +45,8 @@ def test_tool_calls_of_a_text_only_reply_is_empty(harness):
 def test_tool_calls_leaves_the_reply_unchanged(harness):
     """Reading the calls out of a reply leaves the reply as it was: it stays on the record."""
     message = two_call_reply()
-    harness.tool_calls(message)
-    assert message == two_call_reply(), (
+    plain(harness.tool_calls(message), "what tool_calls returned")
+    assert exact(message, two_call_reply(), "the reply after tool_calls"), (
         f"After tool_calls the reply is {lab.show([message])}; expected it unchanged, "
         f"{lab.show([two_call_reply()])}: the reply is part of the record, and every later "
         "request sends it again.")
@@ -50,7 +56,7 @@ def test_every_call_tool_calls_lists_can_be_answered(harness):
     """Answering each call tool_calls lists, in its order, makes a list the strict model accepts."""
     reply = two_call_reply()
     messages = [lab.user("Where is PORT set?"), reply]
-    for call in harness.tool_calls(reply):
+    for call in plain(harness.tool_calls(reply), "what tool_calls returned"):
         assert isinstance(call, dict) and call.get("type") == "toolCall", (
             f"tool_calls listed {call!r}, which is not a toolCall block: only the calls are "
             "answered with results, never the text.")
@@ -68,7 +74,7 @@ def test_tool_specs_are_name_description_and_parameters(harness):
     specs = harness.tool_specs(tools)
     expected = [{"name": tool["name"], "description": tool["description"],
                  "parameters": tool["parameters"]} for tool in tools]
-    assert specs == expected, (
+    assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {specs!r}; expected {expected!r}: one dict per tool, in the same "
         "order, holding name, description and parameters and nothing else.")
     try:
@@ -82,13 +88,12 @@ def test_tool_specs_are_name_description_and_parameters(harness):
 def test_tool_specs_leaves_the_tools_unchanged(harness):
     """Describing the tools does not change them: each still has its execute function afterwards."""
     tools = two_tools()
-    functions = [tool["execute"] for tool in tools]
-    before = [sorted(tool) for tool in tools]
-    harness.tool_specs(tools)
-    after = [sorted(tool) for tool in tools]
-    assert after == before and [tool.get("execute") for tool in tools] == functions, (
-        f"After tool_specs the tools have the keys {after}; expected {before}, unchanged: "
-        "the same tools are described again on the next call, and run when the model asks.")
+    before = copy.deepcopy(tools)  # a deep copy keeps the very same execute functions
+    plain(harness.tool_specs(tools), "what tool_specs returned")
+    assert exact(tools, before, "the tools after tool_specs"), (
+        f"After tool_specs the tools have the keys {keys(tools)}; expected {keys(before)}, "
+        "unchanged, with the same execute functions: the same tools are described again on "
+        "the next call, and run when the model asks.")
 
 
 @held_back
@@ -98,7 +103,7 @@ def test_tool_calls_keeps_every_call_to_the_same_tool(harness):
              lab.call("bash", {"command": "pytest -q"}, id="k2"),
              lab.call("read", {"path": "README.md"}, id="k3")]
     got = harness.tool_calls(lab.reply(lab.text("Three things to look at."), *copy.deepcopy(calls)))
-    assert got == calls, (
+    assert exact(got, calls, "what tool_calls returned"), (
         f"tool_calls gave {got!r} for a reply calling read (k1), bash (k2) and read again (k3); "
         f"expected all three, k1, k2 then k3: two calls to one tool are still two calls, and "
         "each needs its own result.")
@@ -112,6 +117,6 @@ def test_tool_specs_describe_other_tools_in_order(harness):
     specs = harness.tool_specs(tools)
     expected = [{"name": tool["name"], "description": tool["description"],
                  "parameters": tool["parameters"]} for tool in tools]
-    assert specs == expected, (
+    assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {specs!r}; expected {expected!r}: bash, view and write, in that order, "
         "each with its name, description and parameters and nothing else.")

@@ -1,7 +1,8 @@
 """Lesson 3, the loop: run_agent keeps asking the model until a reply asks for nothing more."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import SYSTEM, files_tool, held_back, run, said, shapes
+from agentlab_magics.course.labtests.kit import (
+    SYSTEM, agent, exact, files_tool, held_back, run, said, shapes)
 
 CHAIN = {"start.txt": "Read next.txt.\n", "next.txt": "Read last.txt.\n",
          "last.txt": "The port is 9090.\n"}
@@ -41,7 +42,8 @@ def test_every_request_is_the_whole_list(harness, record):
         f"The requests were {shapes(model)}: each one must hold everything so far, "
         "because the model remembers nothing between calls.")
     for number, request in enumerate(model.calls):
-        assert request.messages == messages[:len(request.messages)], (
+        assert exact(request.messages, messages[:len(request.messages)],
+                     f"the messages of request {number + 1}"), (
             f"Request {number + 1} is not the start of the record as it stood.")
 
 
@@ -70,7 +72,7 @@ def test_a_call_labelled_stop_is_still_run(harness, record):
 def test_the_list_takes_another_prompt(harness, record):
     """After a run, the same list takes another prompt, and the strict model accepts it."""
     model, messages, _ = three_file_job(harness, record)
-    harness.run_agent(model, SYSTEM, messages, [files_tool(CHAIN)], "Thanks.")
+    agent(harness, model, messages, [files_tool(CHAIN)], "Thanks.")
     assert lab.validate(messages, record=True) == [] and lab.shape(messages).endswith("A U A"), (
         f"The second prompt left {lab.shape(messages)!r}; "
         f"the strict model said {lab.show(messages[-1:])}.")
@@ -95,7 +97,7 @@ def test_two_calls_get_two_results_in_call_order(harness, record):
     assert lab.shape(messages) == "U A[c1,c2] R(c1) R(c2) A", (
         f"Two calls in one reply: the run made {said(model, messages)}.")
     contents = [m["content"] for m in messages if m["role"] == "toolResult"]
-    assert contents == [CHAIN["start.txt"], CHAIN["last.txt"]], (
+    assert exact(contents, [CHAIN["start.txt"], CHAIN["last.txt"]], "the results' contents"), (
         f"The results hold {contents}: each must be the output of the call it answers.")
 
 
@@ -116,7 +118,7 @@ def test_no_tools_and_an_answer_is_one_call(harness, record):
     assert len(model.calls) == 1 and lab.shape(messages) == "U A", (
         f"A plain answer should take one model call; the run made {said(model, messages)}.")
     request = model.calls[0]
-    assert (request.system, request.tools) == (SYSTEM, []), (
+    assert exact((request.system, request.tools), (SYSTEM, []), "what the request carried"), (
         f"The request carried system={request.system!r} and tools={request.tools!r}: send the "
         "system prompt you were given and the specs of the tools (none here).")
 
@@ -124,7 +126,8 @@ def test_no_tools_and_an_answer_is_one_call(harness, record):
 def test_returns_the_final_reply(harness, record):
     """run_agent returns the final assistant message, the one that asked for nothing more."""
     model, messages, final = three_file_job(harness, record)
-    assert final == lab.say("The port is 9090.") and final == messages[-1], (
+    assert exact(final, lab.say("The port is 9090."), "what run_agent returned") and exact(
+        final, messages[-1], "what run_agent returned"), (
         f"run_agent returned {final!r}; it should return the last reply, "
         f"{lab.show(messages[-1:])}.")
 
@@ -136,7 +139,8 @@ def test_twenty_five_files_and_no_turn_count_of_its_own(harness, record):
                                  tools=[files_tool(LONG_CHAIN)], prompt="Read step01.txt.",
                                  record=record)
     results = sum(m["role"] == "toolResult" for m in messages)
-    assert (results, len(model.calls)) == (25, 26) and final == lab.say("The port is 7070."), (
+    assert (results, len(model.calls)) == (25, 26) and exact(
+            final, lab.say("The port is 7070."), "what run_agent returned"), (
         f"Twenty-five files, each naming the next, then the answer: the run made "
         f"{said(model, messages)} with {results} result(s) and returned {lab.show([final])}; "
         "expected 25 results over 26 model calls, ending on 'The port is 7070.'")
@@ -153,6 +157,6 @@ def test_three_then_two_calls_are_answered_in_call_order(harness, record):
     assert lab.shape(messages) == "U A[c1,c2,c3] R(c1) R(c2) R(c3) A[c4,c5] R(c4) R(c5) A", (
         f"Three calls and then two: the run made {said(model, messages)}.")
     contents = [m["content"] for m in messages if m["role"] == "toolResult"]
-    assert contents == list(files.values()), (
+    assert exact(contents, list(files.values()), "the results' contents"), (
         f"The results hold {contents}: each must be the output of the call it answers, "
         "a.md to e.md in order.")

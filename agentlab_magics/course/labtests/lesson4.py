@@ -1,7 +1,8 @@
 """Lesson 4, one call in, one result out: checked arguments, and run_tool, which never raises."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import failing_tool, files_tool, held_back, run, said
+from agentlab_magics.course.labtests.kit import (
+    exact, failing_tool, files_tool, held_back, plain, run, said)
 
 FILES = {"config.py": "PORT = 9090\n", "notes.txt": "Ask Ada about the port.\n"}
 
@@ -20,6 +21,20 @@ def raised(function, *args):
         return exc, None
 
 
+def did(name, exc, value):
+    """"raised ValueError('…')" or "gave '…'", for a failure message: what `name` returned is
+    shown only once proven plain, and an exception by its type and message."""
+    if exc is not None:
+        return f"raised {type(exc).__name__}({str(exc)!r})"
+    return f"gave {plain(value, f'what {name} returned')!r}"
+
+
+def refused(exc, message):
+    """Whether `exc` is a ValueError whose message is exactly `message`."""
+    return issubclass(type(exc), ValueError) and exact(str(exc), message,
+                                                       "the message of the ValueError raised")
+
+
 def safe_run_tool(harness, tools, call):
     """The result run_tool gives for `call`; a plain failure if run_tool raises instead."""
     exc, result = raised(harness.run_tool, tools, call)
@@ -27,7 +42,7 @@ def safe_run_tool(harness, tools, call):
         f"run_tool raised {type(exc).__name__}: {exc} for a call to {call['name']}; it must "
         "never raise, but return a result with is_error True, so the model can read what "
         "went wrong and every call still gets its answer.")
-    return result
+    return plain(result, "what run_tool returned")
 
 
 def loop_needs_run_tool(harness):
@@ -63,7 +78,8 @@ def test_a_mistyped_tool_name_is_answered_and_the_model_retries(harness, record)
         f"{said(model, messages)}, expected 3 model calls and 'U A[c1] R(c1) A[c2] R(c2) A'.\n"
         f"{lab.show(messages)}")
     first = messages[2]
-    assert (first["content"], first["is_error"]) == ("Tool raed not found", True), (
+    assert exact((first["content"], first["is_error"]), ("Tool raed not found", True),
+                 "the result of the call to raed"), (
         f"The call to raed got {lab.show([first])}; expected the error result "
         "'Tool raed not found', with is_error True.")
 
@@ -82,7 +98,7 @@ def test_three_calls_one_failing_get_three_results_in_order(harness, record):
     results = [(m["content"], m["is_error"]) for m in messages if m["role"] == "toolResult"]
     expected = [(FILES["config.py"], False), ("grep: invalid pattern '('", True),
                 (FILES["notes.txt"], False)]
-    assert results == expected, (
+    assert exact(results, expected, "the results"), (
         f"The results hold {results}; expected {expected}: only the second is an error, and "
         "its content is the message of what the tool raised.")
 
@@ -91,9 +107,8 @@ def test_str_arg_returns_the_string(harness):
     """str_arg gives back the argument when it is a string, the empty string included."""
     for arguments, name in (({"path": "a.txt", "limit": 3}, "path"), ({"pattern": ""}, "pattern")):
         exc, value = raised(harness.str_arg, arguments, name)
-        assert exc is None and value == arguments[name], (
-            f"str_arg({arguments!r}, {name!r}) "
-            f"{'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; "
+        assert exc is None and exact(value, arguments[name], "what str_arg returned"), (
+            f"str_arg({arguments!r}, {name!r}) {did('str_arg', exc, value)}; "
             f"expected {arguments[name]!r}, the string itself.")
 
 
@@ -101,9 +116,8 @@ def test_str_arg_refuses_what_is_not_a_string(harness):
     """A missing, None or non-string argument raises ValueError("path must be a string")."""
     for arguments in ({}, {"path": None}, {"path": 5}, {"path": ["a.txt"]}):
         exc, value = raised(harness.str_arg, arguments, "path")
-        assert isinstance(exc, ValueError) and str(exc) == "path must be a string", (
-            f"str_arg({arguments!r}, 'path') "
-            f"{'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; expected "
+        assert refused(exc, "path must be a string"), (
+            f"str_arg({arguments!r}, 'path') {did('str_arg', exc, value)}; expected "
             "ValueError('path must be a string'): the model does not always send what the "
             "schema asks for, and that sentence is what it reads to put it right.")
 
@@ -112,29 +126,28 @@ def test_int_arg_gives_the_default_when_missing_or_none(harness):
     """int_arg gives the default when the argument is missing or None."""
     for arguments, default in (({}, 10), ({"limit": None}, 10), ({}, None)):
         exc, value = raised(harness.int_arg, arguments, "limit", default)
-        assert exc is None and value == default, (
-            f"int_arg({arguments!r}, 'limit', {default!r}) "
-            f"{'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; expected the "
-            f"default, {default!r}: an optional argument left out, or sent as null, is absent.")
+        assert exc is None and exact(value, default, "what int_arg returned"), (
+            f"int_arg({arguments!r}, 'limit', {default!r}) {did('int_arg', exc, value)}; "
+            f"expected the default, {default!r}: an optional argument left out, or sent as "
+            "null, is absent.")
 
 
 def test_int_arg_returns_whole_numbers(harness):
     """int_arg gives back a whole number as it is, 0 and negative numbers included."""
     for number in (5, 0, -3):
         exc, value = raised(harness.int_arg, {"offset": number}, "offset", 1)
-        assert exc is None and value == number, (
-            f"int_arg({{'offset': {number}}}, 'offset', 1) "
-            f"{'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; expected {number}.")
+        assert exc is None and exact(value, number, "what int_arg returned"), (
+            f"int_arg({{'offset': {number}}}, 'offset', 1) {did('int_arg', exc, value)}; "
+            f"expected {number}.")
 
 
 def test_int_arg_refuses_strings_and_fractions(harness):
     """A string like "5" or a fraction like 2.5 raises ValueError("offset must be an integer")."""
     for wrong in ("5", 2.5):
         exc, value = raised(harness.int_arg, {"offset": wrong}, "offset", 1)
-        assert isinstance(exc, ValueError) and str(exc) == "offset must be an integer", (
-            f"int_arg({{'offset': {wrong!r}}}, 'offset', 1) "
-            f"{'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; expected "
-            "ValueError('offset must be an integer'): guessing what the model meant hides "
+        assert refused(exc, "offset must be an integer"), (
+            f"int_arg({{'offset': {wrong!r}}}, 'offset', 1) {did('int_arg', exc, value)}; "
+            "expected ValueError('offset must be an integer'): guessing what the model meant hides "
             "its mistake from it.")
 
 
@@ -144,7 +157,7 @@ def test_run_tool_gives_exactly_one_result_dict(harness):
     result = safe_run_tool(harness, [files_tool(FILES)], call)
     expected = {"role": "toolResult", "tool_call_id": "call_7", "tool_name": "read",
                 "content": "PORT = 9090\n", "is_error": False}
-    assert result == expected, (
+    assert exact(result, expected, "what run_tool returned"), (
         f"run_tool gave {result!r}; expected {expected!r}: exactly these five keys, answering "
         "the call by its id and name, with the tool's output as the content.")
 
@@ -155,7 +168,7 @@ def test_run_tool_answers_an_unknown_tool_with_an_error_result(harness):
     result = safe_run_tool(harness, [files_tool(FILES)], call)
     expected = {"role": "toolResult", "tool_call_id": "c1", "tool_name": "raed",
                 "content": "Tool raed not found", "is_error": True}
-    assert result == expected, (
+    assert exact(result, expected, "what run_tool returned"), (
         f"run_tool gave {result!r} for a call to raed, which no tool is called; expected "
         f"{expected!r}.")
 
@@ -170,7 +183,7 @@ def test_run_tool_turns_any_exception_into_an_error_result(harness):
         result = safe_run_tool(harness, tools, lab.call(name, {}, id="c9"))
         got = ((result.get("content"), result.get("is_error")) if isinstance(result, dict)
                else result)
-        assert got == (message, True), (
+        assert exact(got, (message, True), "what run_tool returned"), (
             f"The {name} tool raised an exception whose message is {message!r}; run_tool gave "
             f"{result!r}, expected content {message!r} with is_error True.")
 
@@ -184,7 +197,7 @@ def test_run_tool_runs_the_tool_the_call_names(harness):
         result = safe_run_tool(harness, tools, call)
         got = {key: result.get(key) for key in ("tool_call_id", "tool_name", "content")}
         expected = {"tool_call_id": call["id"], "tool_name": call["name"], "content": content}
-        assert got == expected, (
+        assert exact(got, expected, "what run_tool returned"), (
             f"For the call {call['id']} to {call['name']}, run_tool gave {got}; expected "
             f"{expected}.")
 
@@ -198,8 +211,8 @@ def test_str_arg_and_int_arg_name_the_argument_in_their_errors(harness):
             ("int_arg", ({"limit": "ten"}, "limit", 20), "limit must be an integer"),
             ("int_arg", ({"depth": 1.5}, "depth", 2), "depth must be an integer")):
         exc, value = raised(getattr(harness, name), *arguments)
-        assert isinstance(exc, ValueError) and str(exc) == message, (
-            f"{name}{arguments!r} {'raised ' + repr(exc) if exc else 'gave ' + repr(value)}; "
+        assert refused(exc, message), (
+            f"{name}{arguments!r} {did(name, exc, value)}; "
             f"expected ValueError({message!r}): the error names the argument that was wrong, "
             "so the model knows which one to put right.")
 
@@ -219,6 +232,6 @@ def test_three_calls_to_working_missing_and_raising_tools_get_three_results(harn
     results = [(m["content"], m["is_error"]) for m in messages if m["role"] == "toolResult"]
     expected = [("[app]\nport = 8181\n", False), ("Tool lint not found", True),
                 ("deploy needs the admin role", True)]
-    assert results == expected, (
+    assert exact(results, expected, "the results"), (
         f"The results hold {results}; expected {expected}: the file, then an error for the "
         "tool that does not exist, then the message of what deploy raised.")

@@ -4,7 +4,7 @@ import copy
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
-    SYSTEM, failing_tool, files_tool, held_back, run, said, shapes)
+    agent, exact, failing_tool, files_tool, held_back, plain, run, said, shapes)
 
 CONFIG = {"config.py": "PORT = 9090\n"}
 READ = lab.call("read", {"path": "config.py"})
@@ -15,7 +15,8 @@ def test_error_message_shape(harness):
     made = harness.error_message("503 overloaded")
     expected = {"role": "assistant", "content": [], "stop_reason": "error",
                 "error_message": "503 overloaded"}
-    assert made == expected, f"error_message('503 overloaded') gave {made!r}; expected {expected!r}."
+    assert exact(made, expected, "what error_message returned"), (
+        f"error_message('503 overloaded') gave {made!r}; expected {expected!r}.")
 
 
 def test_max_turns_one_against_a_stuck_model(harness, record):
@@ -25,7 +26,8 @@ def test_max_turns_one_against_a_stuck_model(harness, record):
     assert (len(model.calls), lab.shape(messages)) == (1, "U A[c1] R(c1) A(error)"), (
         f"With max_turns=1 the run made {said(model, messages)}; expected one model call, "
         "its result, then an error reply that costs no call.")
-    assert final.get("error_message") == "Agent stopped after max_turns=1", (
+    assert exact(final.get("error_message"), "Agent stopped after max_turns=1",
+                 "the error_message run_agent returned"), (
         f"The run ended on {lab.show([final])}; expected the error 'Agent stopped after max_turns=1'.")
 
 
@@ -36,7 +38,7 @@ def test_max_turns_counts_each_run_afresh(harness, record):
     counts = []
     for prompt in ("Find the port.", "Try again.", "Once more."):
         before = len(model.calls)
-        harness.run_agent(model, SYSTEM, messages, [files_tool(CONFIG)], prompt, max_turns=3)
+        agent(harness, model, messages, [files_tool(CONFIG)], prompt, max_turns=3)
         counts.append(len(model.calls) - before)
     assert counts == [3, 3, 3], (
         f"Three runs with max_turns=3 made {counts} model calls: count the turns of this run, "
@@ -65,7 +67,8 @@ def test_the_view_is_made_again_every_call(harness, record):
 
     model, messages, final = run(harness, [lab.reply(READ), answer_from_result],
                                  tools=[files_tool(CONFIG)], record=record)
-    assert shapes(model) == ["U", "U A[c1] R(c1)"] and harness.text_of(final) == "PORT = 9090", (
+    assert shapes(model) == ["U", "U A[c1] R(c1)"] and exact(
+            harness.text_of(final), "PORT = 9090", "what text_of returned"), (
         f"The requests were {shapes(model)} and the run ended on {lab.show([final])}: build the "
         "request from the record before every model call, not once before the loop.")
 
@@ -73,7 +76,10 @@ def test_the_view_is_made_again_every_call(harness, record):
 def test_a_503_is_written_down_not_raised(harness, record):
     """The provider answers 503: the failed reply goes on the record and the run ends without raising."""
     model, messages, final = run(harness, [lab.fail("503 overloaded")], record=record)
-    assert lab.shape(messages) == "U A(error)" and final == messages[-1] == lab.fail("503 overloaded"), (
+    failed = lab.fail("503 overloaded")
+    assert lab.shape(messages) == "U A(error)" and exact(
+            final, failed, "what run_agent returned") and exact(
+            messages[-1], failed, "the last message of the record"), (
         f"After a 503 the run made {said(model, messages)} and returned {final!r}; expected the "
         "failed reply on the record and returned.")
 
@@ -82,7 +88,7 @@ def test_try_again_after_a_503(harness, record):
     """After a 503 the user says "try again": the failed reply stays on the record and is not sent."""
     model, messages, _ = run(harness, [lab.fail("503 overloaded"), lab.say("The port is 9090.")],
                              record=record)
-    final = harness.run_agent(model, SYSTEM, messages, [], "try again")
+    final = agent(harness, model, messages, [], "try again")
     assert lab.shape(messages) == "U A(error) U A", (
         f"The record is {lab.shape(messages)!r}; the failed reply must stay on it. "
         f"The second run ended on {lab.show([final])}.")
@@ -95,7 +101,7 @@ def test_a_failed_reply_with_text_is_sent(harness, record):
     """A reply that failed after producing text is sent back to the model like any other message."""
     model, messages, _ = run(harness, [lab.fail("stream cut", "The port is"),
                                        lab.say("The port is 9090.")], record=record)
-    harness.run_agent(model, SYSTEM, messages, [], "Go on.")
+    agent(harness, model, messages, [], "Go on.")
     assert shapes(model)[1] == "U A(error) U", (
         f"The second request was {shapes(model)[1]!r}: a failed reply that said something is "
         "part of the conversation, so it is sent.")
@@ -108,8 +114,9 @@ def test_context_for_model_drops_only_empty_failures(harness):
                 lab.tool_result(c1, "PORT = 9090\n"), lab.fail("cut", "partial"),
                 lab.user("c"), lab.say("done")]
     before = copy.deepcopy(messages)
-    view = harness.context_for_model(messages)
-    assert messages == before, "context_for_model changed the record it was given."
+    view = plain(harness.context_for_model(messages), "what context_for_model returned")
+    assert exact(messages, before, "the record after context_for_model"), (
+        "context_for_model changed the record it was given.")
     assert view is not messages, "context_for_model returned the record itself, not a new list."
     assert lab.shape(view) == "U U A[c1] R(c1) A(error) U A", (
         f"The view is {lab.shape(view)!r}; expected every message except the empty failed reply.")
@@ -122,8 +129,8 @@ def test_a_run_stopped_by_max_turns_can_go_on(harness, record):
 
     model, messages, _ = run(harness, [lab.forever(recover)], tools=[files_tool(CONFIG)],
                              record=record, max_turns=2)
-    final = harness.run_agent(model, SYSTEM, messages, [files_tool(CONFIG)], "Stop reading.")
-    assert final == lab.say("The port is 9090."), (
+    final = agent(harness, model, messages, [files_tool(CONFIG)], "Stop reading.")
+    assert exact(final, lab.say("The port is 9090."), "what run_agent returned"), (
         f"After a run cut off by max_turns, the next prompt ended on {lab.show([final])}; "
         f"the record is {lab.shape(messages)!r}.")
 
@@ -139,7 +146,8 @@ def test_max_turns_four_against_a_stuck_model(harness, record):
         f"With max_turns=4 the run made {said(model, messages)}; expected four model calls, "
         f"each answered, then an error reply that costs no call: {expected!r}.")
     stop = "Agent stopped after max_turns=4"
-    assert final == messages[-1] and final.get("error_message") == stop, (
+    assert exact(final, messages[-1], "what run_agent returned") and exact(
+            final.get("error_message"), stop, "the error_message run_agent returned"), (
         f"The run ended on {lab.show([final])}; expected it to return the error "
         f"{stop!r}, naming the limit it was given.")
 
@@ -151,8 +159,9 @@ def test_context_for_model_drops_empty_failures_in_a_row(harness):
                 lab.fail("cut", "The port"), lab.fail("503"), lab.user("c"), lab.say("9090"),
                 lab.fail("timeout")]
     before = copy.deepcopy(messages)
-    view = harness.context_for_model(messages)
-    assert messages == before, "context_for_model changed the record it was given."
+    view = plain(harness.context_for_model(messages), "what context_for_model returned")
+    assert exact(messages, before, "the record after context_for_model"), (
+        "context_for_model changed the record it was given.")
     assert lab.shape(view) == "U U A(error) U A", (
         f"The view is {lab.shape(view)!r}; expected 'U U A(error) U A': all four empty failed "
         "replies left out, two of them side by side, and the one that said 'The port' kept.")

@@ -1,6 +1,6 @@
 """Lesson 1's `chat`: retired in lesson 3, where run_agent with no tools does its job."""
 
-from agentlab_magics.reference.harness import user_message
+from agentlab_instructor.reference.harness import user_message
 
 
 def chat(model, system, messages, text):

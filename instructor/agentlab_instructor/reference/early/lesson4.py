@@ -1,6 +1,6 @@
 """Lesson 4's `run_agent`: every call goes through run_tool; failures and limits come in lesson 5."""
 
-from agentlab_magics.reference.harness import run_tool, tool_calls, tool_specs, user_message
+from agentlab_instructor.reference.harness import run_tool, tool_calls, tool_specs, user_message
 
 
 def run_agent(model, system, messages, tools, prompt):

@@ -1,6 +1,6 @@
 """Lesson 3's `run_agent`: the loop, before lesson 4 gives every call exactly one result."""
 
-from agentlab_magics.reference.harness import tool_calls, tool_specs, user_message
+from agentlab_instructor.reference.harness import tool_calls, tool_specs, user_message
 
 
 def run_agent(model, system, messages, tools, prompt):

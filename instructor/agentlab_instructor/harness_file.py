@@ -1,8 +1,10 @@
-"""Lesson files cut from the reference: each lab's starter and reference are made, not stored.
+"""Lesson files cut from the reference: each harness lab's starter, reference and marked file.
 
 A piece is one top-level definition (with the comment lines right above it) taken from
 the reference harness or from an early version of a name. A lesson file is its pieces in
 the harness's region order; a starter is the same file with the lab's names left as gaps.
+Only the instructor's side runs this: students get the starters as files `agentlab course
+build` wrote (agentlab_magics/course/starters/).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _read(module: str) -> str:
 
 
 @cache
-def pieces(module: str = "agentlab_magics.reference.harness", region: str | None = None
+def pieces(module: str = "agentlab_instructor.reference.harness", region: str | None = None
            ) -> dict[str, Piece]:
     """The top-level definitions of `module`, private helpers included, by name, in file order.
 

@@ -1,27 +1,36 @@
-"""The autograder's side of a lab: one call per graded cell, the same tests as `%%check`.
+"""Grading: the graded cells' `grade()`, and everything that turns a submission into a score.
 
-`grade(lab, group)` checks the module the notebook's `%%check` cell registered against one
-group of the lab's tests, shows the report, and raises AssertionError naming each failed
-test in its sentence, which is what nbgrader needs to take the cell's points away.
+In a student's notebook `grade(lab, group)` checks the module the `%%check` cell registered
+against one group of the lab's tests and shows the report, raising AssertionError naming each
+failed test, so the student sees what the grader will see. While nbgrader autogrades, the
+score does not come from here: `autograde.ScoredOutside` scores every graded cell in a
+sandboxed process of its own and replaces the cell's outputs, so `grade()` then does nothing
+that could matter (and nothing a student's cell does to it can change a score).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
-from agentlab_magics.checking import CheckReport, run
-from agentlab_magics.course import find_lab
-from agentlab_magics.course.assignments import group_tests
-
-# Long enough for any honest test (they take milliseconds), short enough that a notebook
-# whose code hangs is graded in seconds per test rather than minutes.
+# Seconds a test may take while grading: honest tests take milliseconds, so code that hangs
+# costs seconds per test, not minutes.
 TIMEOUT = 3.0
+
+__all__ = ["TIMEOUT", "grade"]
 
 
 def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
     """Check the lab's registered module against `group`'s visible tests, or its held-back
     ones, and show the report; raise AssertionError when any fails. Returns nothing, so a
     graded cell prints no value (which would name held-back tests on the feedback page)."""
+    from agentlab_magics.checking import run
+    from agentlab_magics.course import find_lab
+    from agentlab_magics.course.assignments import group_tests
+
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        print("Scored by the grader, outside this notebook.")
+        return
     lab = find_lab(lab_id)
     names = group_tests(lab.id, group, held_back=held_back)
     module = sys.modules.get(lab.module)
@@ -37,7 +46,7 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
         raise AssertionError("\n".join([report.summary(), *lines]))
 
 
-def _show(report: CheckReport) -> None:
+def _show(report) -> None:
     """The report as static HTML in a notebook (the feedback page shows it), as text elsewhere."""
     from IPython import get_ipython
     from IPython.display import display

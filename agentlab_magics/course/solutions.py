@@ -1,0 +1,71 @@
+"""Where `%solution LAB` and `agentlab solution LAB` find a lab's solution, and who may see it.
+
+Invariant: in a graded course, a student sees a solution only once the instructor has
+published it. The places, in order:
+1. `$AGENTLAB_SOLUTIONS` names a folder of PUBLISHED solutions, one `<lab>.py` per lab (a hub
+   admin sets it for students; `agentlab course publish-solution LAB` writes into it). When it
+   is set, that folder is the only place looked in, even where the instructor package
+   happens to be importable.
+2. Otherwise (self-paced use) the reference from the instructor package, when it is installed.
+3. Otherwise NotPublished, whose message is the one sentence to show the student.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.course.catalog import find_lab
+from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_files
+
+ENV = "AGENTLAB_SOLUTIONS"
+
+
+class NotPublished(LookupError):
+    """The lab's solution may not be shown here; the message says why, in one sentence."""
+
+
+def published_folder() -> Path | None:
+    """The folder of published solutions `$AGENTLAB_SOLUTIONS` names; None when it is unset."""
+    folder = os.environ.get(ENV, "").strip()
+    return Path(folder).expanduser() if folder else None
+
+
+def solution(lab_id: str) -> str:
+    """The solution of the lab `lab_id` names, from the first place the module docstring
+    lists; UnknownLab for no such lab, NotPublished when it may not be shown."""
+    lab = find_lab(lab_id)
+    folder = published_folder()
+    if folder is not None:
+        return _published(lab.id, folder)
+    try:
+        return instructor_files(lab.id, f"The solution to {lab.id}").reference
+    except InstructorPackageMissing:
+        raise NotPublished(_not_yet(lab.id)) from None
+
+
+def publish(lab_id: str, folder: Path) -> Path:
+    """Write the reference of the lab `lab_id` names into `folder` as `<lab>.py`, for every
+    student to read; returns the file. Needs the instructor package."""
+    lab = find_lab(lab_id)
+    reference = instructor_files(lab.id, "Publishing a solution").reference
+    target = write_text_atomically(folder / f"{lab.id}.py", reference)
+    target.chmod(0o644)  # published: readable by every student, whatever the umask
+    return target
+
+
+def _published(lab_id: str, folder: Path) -> str:
+    path = folder / f"{lab_id}.py"
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotPublished(_not_yet(lab_id)) from None
+    except OSError as exc:
+        raise NotPublished(f"The solution to {lab_id} is published but cannot be read "
+                           f"({exc.strerror or exc}): tell your instructor.") from None
+
+
+def _not_yet(lab_id: str) -> str:
+    return (f"The solution to {lab_id} is not published yet: your instructor publishes each "
+            "solution after its deadline.")

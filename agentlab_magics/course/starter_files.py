@@ -1,0 +1,68 @@
+"""Each lab's starter as a file of the student package: course/starters/<lab>.py, GENERATED.
+
+The starters are made in the instructor package (agentlab_instructor.lab_files), from the
+reference, and copied here by `agentlab course build`; `agentlab course build --check` (and a
+test) fails when one is missing, differs, or belongs to no lab. Never edit them by hand.
+Reading one needs nothing but the folder, so a student's install, which has no instructor
+package, holds every starter and no reference.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+PACKAGE = "agentlab_magics.course.starters"
+FOLDER = Path(__file__).resolve().parent / "starters"
+
+
+def file_name(lab_id: str) -> str:
+    return f"{lab_id}.py"
+
+
+def read_starter(lab_id: str) -> str:
+    """The starter of the lab with the canonical id `lab_id`, as the student package holds it."""
+    starter = importlib.resources.files(PACKAGE).joinpath(file_name(lab_id))
+    try:
+        return starter.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"The starter of {lab_id} is missing from the package "
+                                f"({PACKAGE}): run `agentlab course build`.") from None
+
+
+def build(folder: Path = FOLDER) -> list[Path]:
+    """Write every lab's starter into `folder` and delete the starter files of labs that no
+    longer exist; returns the files written. Needs the instructor package."""
+    expected = _expected()
+    folder.mkdir(parents=True, exist_ok=True)
+    for extra in _present(folder) - expected.keys():
+        (folder / extra).unlink()
+    written = []
+    for name, text in expected.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        written.append(folder / name)
+    return written
+
+
+def stale(folder: Path = FOLDER) -> list[str]:
+    """The starter files of `folder` that are missing, differ from the instructor's, or belong
+    to no lab, by file name. Needs the instructor package."""
+    expected = _expected()
+    differ = [name for name, text in expected.items()
+              if not (folder / name).is_file()
+              or (folder / name).read_text(encoding="utf-8") != text]
+    return differ + sorted(_present(folder) - expected.keys())
+
+
+def _expected() -> dict[str, str]:
+    """Every lab's starter, made from the reference, by file name."""
+    from agentlab_magics.course.catalog import labs
+    from agentlab_magics.course.instructor import instructor_module
+
+    lab_files = instructor_module("lab_files", "Building the starters").all_lab_files()
+    return {file_name(lab_id): lab_files[lab_id].starter for lab_id in labs()}
+
+
+def _present(folder: Path) -> set[str]:
+    """The starter files in `folder` (every .py file but the package's __init__.py)."""
+    return {path.name for path in folder.glob("*.py") if path.name != "__init__.py"}

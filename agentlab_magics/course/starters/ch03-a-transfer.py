@@ -1,0 +1,2 @@
+def transfer_check(state):
+    raise NotImplementedError("Decide before admitting the next attempt")

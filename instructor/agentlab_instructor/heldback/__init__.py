@@ -1,0 +1,1 @@
+"""Held-back tests, one module per lab named like the lab's visible tests module."""

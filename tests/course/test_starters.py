@@ -1,0 +1,43 @@
+"""The starters the student package holds: generated from the instructor's reference, committed
+up to date, and what every lab and the released notebooks hand out."""
+
+from pathlib import Path
+
+import pytest
+
+from agentlab_instructor.lab_files import lab_files
+from agentlab_magics.course import find_lab, labs
+from agentlab_magics.course.starter_files import FOLDER, build, read_starter, stale
+
+
+def test_the_committed_starters_are_made_from_the_reference():
+    assert stale() == [], ("these starters are stale: run `agentlab course build` and commit "
+                           "agentlab_magics/course/starters")
+
+
+@pytest.mark.parametrize("lab_id", list(labs()))
+def test_a_labs_starter_is_the_package_file_and_the_instructors_starter(lab_id):
+    lab = find_lab(lab_id)
+    assert lab.starter == (FOLDER / f"{lab_id}.py").read_text(encoding="utf-8")
+    assert lab.starter == lab_files(lab_id).starter
+    for name in lab.names:  # a gap, or (a one-function lab) the function to finish
+        assert f"{name}(" in lab.starter
+
+
+def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_path: Path):
+    assert stale(tmp_path) == [f"{lab_id}.py" for lab_id in labs()]
+    written = build(tmp_path)
+    assert sorted(path.name for path in written) == sorted(f"{lab_id}.py" for lab_id in labs())
+    assert stale(tmp_path) == []
+    (tmp_path / "lesson3.py").write_text("# edited by hand\n", encoding="utf-8")
+    (tmp_path / "lesson9.py").write_text("", encoding="utf-8")
+    (tmp_path / "__init__.py").write_text("", encoding="utf-8")
+    assert stale(tmp_path) == ["lesson3.py", "lesson9.py"]
+    build(tmp_path)
+    assert stale(tmp_path) == [] and not (tmp_path / "lesson9.py").exists()
+    assert (tmp_path / "__init__.py").exists()
+
+
+def test_a_missing_starter_says_to_build():
+    with pytest.raises(FileNotFoundError, match="run `agentlab course build`"):
+        read_starter("lesson99")

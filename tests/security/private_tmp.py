@@ -1,0 +1,82 @@
+"""Run a command with /tmp, /var/tmp and /dev/shm of its own: `unshare --mount --propagation
+private python private_tmp.py --keep DIR --report FILE -- COMMAND...`.
+
+The autograde round of test_autograde_attacks.py runs under this, so that what a submission
+leaves in the shared temporary folders (a planted file, a disk filled up) reaches only the
+graders started by that round, never another process of this machine. Each `--keep` folder (the
+round's own folder, which lives under /tmp) is bound back at its place with the folders above
+it closed (mode 700), as pytest leaves them. After the command ends, FILE gets a JSON list of
+what is left in the three folders, other than the kept folders: [path, owner uid, size].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+SCRATCHES = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _mount(*args: str) -> None:
+    subprocess.run(["mount", *args], check=True)
+
+
+def _private(keep: list[str]) -> None:
+    _mount("--make-rprivate", "/")
+    staged = []
+    for number, path in enumerate(keep):
+        staging = f"/run/agentlab-redteam-keep-{os.getpid()}-{number}"
+        os.makedirs(staging)
+        _mount("--bind", path, staging)
+        staged.append((staging, path))
+    for folder in SCRATCHES:
+        _mount("-t", "tmpfs", "-o", "mode=1777,size=3g", "agentlab-redteam-tmp", folder)
+    for staging, path in staged:
+        os.makedirs(path, exist_ok=True)
+        parent = os.path.dirname(path)
+        while parent not in ("/", *SCRATCHES):
+            os.chmod(parent, 0o700)
+            parent = os.path.dirname(parent)
+        _mount("--move", staging, path)
+        os.rmdir(staging)
+
+
+def _left_over(keep: list[str]) -> list[list]:
+    found = []
+    for folder in SCRATCHES:
+        for root, folders, files in os.walk(folder):
+            if any(os.path.commonpath([root, k]) == k for k in keep):
+                folders[:] = []
+                continue
+            for name in folders + files:
+                path = os.path.join(root, name)
+                if any(k.startswith(path + os.sep) or k == path for k in keep):
+                    continue
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                found.append([path, info.st_uid, info.st_size])
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--keep", action="append", default=[])
+    parser.add_argument("--report", required=True)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    keep = [os.path.realpath(k) for k in args.keep]
+    _private(keep)
+    code = subprocess.run(command).returncode
+    with open(args.report, "w", encoding="utf-8") as out:
+        json.dump(_left_over(keep), out)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,96 @@
+"""The local checker (`agentlab check`) against code that exits, hangs, floods, patches or lies.
+
+Each attack is a harness file a student could write; the check must end on time with a
+complete report, exit 0 only when every test truly passed, and stay small.
+"""
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from agentlab_magics.course import find_lab
+
+REFERENCE = find_lab("lesson5").reference
+SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
+SIGNATURE = SIGNATURE[:SIGNATURE.index("\n") + 1]
+
+
+def loop_doing(body: str) -> str:
+    """lesson 5's reference whose run_agent first does `body` (indented lines)."""
+    return REFERENCE.replace(SIGNATURE, SIGNATURE + body + "\n", 1)
+
+
+ATTACKS = {
+    "exit at import": "import os\nos._exit(0)\n" + REFERENCE,
+    "exit in a tested function": loop_doing("    import os; os._exit(0)"),
+    "alarm ignored, then a hang": loop_doing(
+        "    import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "    signal.setitimer(signal.ITIMER_REAL, 0)\n    while True: pass"),
+    "a thread left running": loop_doing(
+        "    import threading, time; threading.Thread(target=time.sleep, args=(600,)).start()"),
+    "recursion past a raised limit": loop_doing(
+        "    import sys; sys.setrecursionlimit(10**8)\n"
+        "    def down(n): return down(n + 1) + 1\n    return down(0)"),
+    "a hang while loading": "while True: pass\n" + REFERENCE,
+    "a record of a million messages": loop_doing(
+        "    messages.extend([{'role': 'user', 'content': 'hi'}] * 1_000_000)"),
+    "the judge patched at import": (
+        "import agentlab_magics.checking.isolated as iso\n"
+        "iso._judge = lambda *a: ('passed', '')\n" + REFERENCE),
+    "the runtime patched at import": "import lab\nlab.validate = lambda *a, **k: []\n" + REFERENCE,
+    "the collector asked for every object": "import gc\ngc.get_objects()\n" + REFERENCE,
+    "a frame read for the checker's state": loop_doing(
+        "    import sys; sys._getframe(2).f_locals.clear()"),
+    "the answer imported from the course": (
+        REFERENCE + "\nfrom agentlab_magics.reference.loops import reference as run_agent\n"),
+    "a fake report on every descriptor": "import os\n" + "".join(
+        f"try: os.write({fd}, b'{{\"event\": \"done\", \"k\": 0, \"outcome\": \"passed\"}}')\n"
+        f"except OSError: pass\n" for fd in range(3, 20)) + "os._exit(0)\n",
+}
+
+
+def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "harness.py"
+    path.write_text(source, encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson5",
+                           "--harness", str(path), "--timeout", "1", *extra],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", ATTACKS)
+def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
+    started = time.monotonic()
+    done = check(tmp_path, ATTACKS[name], "--json")
+    assert done.returncode == 1, done.stdout[-2000:]
+    report = json.loads(done.stdout)  # --json prints the report and nothing else
+    assert report["problem"] or any(o["outcome"] != "passed" for o in report["outcomes"])
+    assert report["problem"] or len(report["outcomes"]) == 10
+    assert len(done.stdout) < 1_000_000
+    assert time.monotonic() - started < 60
+
+
+def test_a_flood_of_output_is_cut_and_costs_nothing_else(tmp_path):
+    done = check(tmp_path, loop_doing("    print('x' * 50_000_000)"), "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and len(report["outcomes"]) == 10
+    assert all(len(o["output"]) < 5_000 for o in report["outcomes"])
+    assert any("more characters of output left out" in o["output"] for o in report["outcomes"])
+    assert len(done.stdout) < 1_000_000
+
+
+def test_the_reference_still_passes_with_its_report_alone_on_stdout(tmp_path):
+    done = check(tmp_path, "print('noise from the student')\n" + REFERENCE, "--json")
+    assert done.returncode == 0
+    report = json.loads(done.stdout)
+    assert len(report["outcomes"]) == 10 and report["problem"] is None
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e10", "ten"])
+def test_a_time_limit_must_be_finite_and_positive(tmp_path, value):
+    done = check(tmp_path, REFERENCE, "--timeout", value)
+    assert done.returncode == 2
+    assert "The time limit must be a number of seconds above 0" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,168 @@
+"""The student install: the agentlab_magics wheel holds every starter and no solution, and runs
+where the instructor package is not installed.
+
+The wheel is built by pip from a copy of the repository, as a student's install is. A solution
+is looked for as its code: each name a lab asks for, its body in the lab's reference after the
+docstring, compared line by line with indentation, blank lines and comments left aside.
+
+A later lab's starter hands over the names earlier labs asked for, written out (lesson 6's
+starter holds lesson 5's loop): that is the course's design, so a starter may hold the
+solutions of the labs before it, never its own lab's nor a later one's, and no other file
+of the wheel may hold any.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from agentlab_instructor.lab_files import all_lab_files
+from agentlab_magics.course import labs
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTERS = "agentlab_magics/course/starters/"
+# Solutions the package gives anyway: a user message is the dict lesson 1's text shows and
+# the teaching runtime's `lab.user` builds.
+GIVEN = {("lesson1", "user_message")}
+
+
+def code_lines(text: str) -> list[str]:
+    """`text`'s lines as compared: stripped, without blank lines and comment lines."""
+    return [line.strip() for line in text.splitlines()
+            if line.strip() and not line.strip().startswith("#")]
+
+
+def body(source: str, name: str) -> str:
+    """The code of the top-level function `name` in `source`, after its docstring."""
+    node = next(node for node in ast.parse(source).body
+                if isinstance(node, ast.FunctionDef) and node.name == name)
+    statements = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    lines = source.splitlines()[statements[0].lineno - 1:node.end_lineno]
+    return "\n".join(code_lines("\n".join(lines)))
+
+
+def solutions() -> dict[tuple[str, str], str]:
+    """(lab, name) -> the code of the name the lab asks for, in course order."""
+    files = all_lab_files()
+    return {(lab.id, name): body(files[lab.id].reference, name)
+            for lab in labs().values() for name in lab.names}
+
+
+def holds(text: str, code: str) -> bool:
+    return code in "\n".join(code_lines(text))
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The student wheel, built by pip from a copy of the repository."""
+    work = tmp_path_factory.mktemp("student-wheel")
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "node_modules"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                           "--wheel-dir", str(work / "dist"), str(source)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"pip could not build the wheel:\n{done.stdout}{done.stderr}"
+    (built,) = (work / "dist").glob("agentlab_magics-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def files(wheel) -> dict[str, str]:
+    """Every file of the wheel, by its path in the wheel, as text."""
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name).decode("utf-8", errors="replace")
+                for name in archive.namelist() if not name.endswith("/")}
+
+
+@pytest.fixture(scope="module")
+def student(wheel, tmp_path_factory):
+    """Run Python as a student's install: the wheel and the dependencies, no instructor package.
+
+    `-S` skips site-packages' .pth files, which is where an editable install of either
+    package would hook in; the dependencies are reached through PYTHONPATH instead.
+    """
+    installed = tmp_path_factory.mktemp("student-install")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(installed)
+    site = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed), *site])}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-S", *args], capture_output=True, text=True,
+                              timeout=120, env=env, cwd=installed)
+
+    return run
+
+
+def test_the_wheel_holds_no_part_of_the_instructor_package(files):
+    assert not [name for name in files if name.startswith("agentlab_instructor")
+                or name.endswith(("/harness.py", "harness_file.py", "lab_files.py"))
+                or "/early/" in name]
+
+
+@pytest.mark.parametrize("lab_id", list(labs()))
+def test_every_starter_is_in_the_wheel_as_released(files, lab_id):
+    assert files[f"{STARTERS}{lab_id}.py"] == all_lab_files()[lab_id].starter
+
+
+LOOKED_FOR = [key for key in solutions() if key not in GIVEN]
+
+
+@pytest.mark.parametrize(("lab_id", "name"), LOOKED_FOR,
+                         ids=[f"{lab}:{name}" for lab, name in LOOKED_FOR])
+def test_no_file_but_a_starter_holds_a_solution(files, lab_id, name):
+    code = solutions()[lab_id, name]
+    assert not [path for path, text in files.items()
+                if not path.startswith(STARTERS) and holds(text, code)]
+
+
+@pytest.mark.parametrize("lab_id", list(labs()))
+def test_a_starter_holds_no_solution_but_of_the_labs_before_it(files, lab_id):
+    order, every = list(labs()), solutions()
+    earlier = {code for (lab, _), code in every.items() if order.index(lab) < order.index(lab_id)}
+    starter = files[f"{STARTERS}{lab_id}.py"]
+    own = [name for (lab, name), code in every.items() if lab == lab_id and holds(starter, code)]
+    ahead = [f"{lab}:{name}" for (lab, name), code in every.items()
+             if holds(starter, code) and code not in earlier]
+    assert (own, ahead) == ([], [])
+
+
+def test_every_module_imports_where_the_instructor_package_is_not_installed(student):
+    done = student("-c", """
+import importlib, pkgutil, sys
+import agentlab_magics
+for module in pkgutil.walk_packages(agentlab_magics.__path__, "agentlab_magics."):
+    if module.name != "agentlab_magics.__main__" and ".starters." not in module.name:
+        importlib.import_module(module.name)
+from pathlib import Path
+print(Path(agentlab_magics.__file__).is_relative_to(Path.cwd()))  # the wheel's, not the repo's
+print(sorted(name for name in sys.modules if name.startswith("agentlab_instructor")))
+""")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True", "[]"]
+
+
+def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
+    starter = student("-m", "agentlab_magics", "starter", "lesson3")
+    assert (starter.returncode, starter.stdout) == (0, files[f"{STARTERS}lesson3.py"])
+    for args, sentence in [(("solution", "lesson3"), "is not published yet"),
+                           (("demo",), "needs the instructor package (agentlab_instructor)"),
+                           (("course", "build", "--check"), "`agentlab course build` needs")]:
+        done = student("-m", "agentlab_magics", *args)
+        assert done.returncode == 1 and done.stdout == "", args
+        assert done.stderr.startswith("agentlab: ") and sentence in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    reference = student("-c", "from agentlab_magics.course import find_lab\n"
+                              "find_lab('lesson3').reference")
+    assert reference.stderr.rstrip().splitlines()[-1].startswith(
+        "agentlab_magics.course.instructor.InstructorPackageMissing: The reference of lesson3 "
+        "needs the instructor package")
