@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
-from traitlets import Integer
+from traitlets import Bool, Integer
 
 NOTICE = "[agentlab: this cell's output was cut here: {cut:,} more characters were left out]"
 
@@ -24,6 +24,8 @@ class CapOutput(Preprocessor):
     """Keep each cell's outputs, in order, while they fit `limit` characters; cut a stream that
     crosses the limit, drop what follows, and say how much went."""
 
+    # nbconvert's Preprocessor is off unless told otherwise; this one always runs.
+    enabled = Bool(True, help="Cut each cell's outputs.").tag(config=True)
     limit = Integer(100_000, help="Characters of output kept per cell.").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):

@@ -859,10 +859,6 @@ PLANT = (
     "its pid namespace, in the /tmp every sandbox shares; a plain file planted there makes "
     "os.makedirs(staging, exist_ok=True) raise FileExistsError in every later jail, so later "
     "kernels never start and their scoring fails ('could not score')")
-FLOOD = (
-    "CapOutput never runs: it subclasses nbconvert's Preprocessor, whose `enabled` is False by "
-    "default (only NbGraderPreprocessor defaults it to True), so output.py's cap is skipped "
-    "and a 100 MB print makes a 100 MB autograded notebook and feedback page")
 SCRIPT = (
     "a submission's text/html and application/javascript outputs reach the feedback page (and "
     "the formgrader) as live markup: ScoredOutside keeps every non-graded cell's outputs as the "
@@ -877,7 +873,7 @@ SCORE_WORKS = {"p_forge_channel": FORGED, "q_checkout_reference": CHECKOUT,
 BREACH_WORKS = {"q_checkout_reference": CHECKOUT, "w_symlinks": SYMLINKS}
 HELD_BACK_WORKS = {"n_print_held_back": HELD_BACK} if HELD_BACK_SHIPPED else {}
 PAGE_WORKS = {"w_symlinks": SYMLINKS, "w_symlinked_notebook": LINKED_NOTEBOOK}
-SIZE_WORKS = {"o_print_100mb": FLOOD}
+SIZE_WORKS: dict[str, str] = {}
 
 
 def _param(student: str, works: dict[str, str]):
@@ -994,7 +990,6 @@ def test_every_autograded_notebook_and_page_stays_small(graded, student):
         assert not path.exists() or path.stat().st_size < SIZE_CAP, path
 
 
-@pytest.mark.xfail(strict=True, reason=FLOOD)
 def test_a_flood_of_output_is_cut(graded):
     assert NOTICE.split("{")[0] in graded.outputs("o_print_100mb")
 
