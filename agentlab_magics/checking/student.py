@@ -203,11 +203,6 @@ def at_line(text: str, lineno: int | None, source: str) -> str:
     return f"{text}, at line {lineno}: {_line(source, lineno).strip()}"
 
 
-def where(exc: BaseException, filename: str, source: str) -> str:
-    """'<Error>: <message>, at line N: <code>' with N the deepest line of the student's file."""
-    return at_line(exception_text(exc), student_line(exc, filename), source)
-
-
 def _line(source: str, lineno: int | None) -> str:
     lines = source.splitlines()
     return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else ""
