@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentlab", description=(
         "Build an LLM agent loop lesson by lesson, and check it."))
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.add_parser("demo", help="play four runs of the reference harness and judge them")
+    commands.add_parser("demo", help="show four runs of the reference harness and judge them")
     commands.add_parser("labs", help="list the labs")
     check = commands.add_parser("check", help="check a harness file against a lab's tests")
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
@@ -61,6 +61,8 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     publish.add_argument("lab", help="a lab id, such as lesson3")
     publish.add_argument("--to", type=Path, metavar="DIR",
                          help="the folder (default: $AGENTLAB_SOLUTIONS)")
+    course_commands.add_parser(
+        "sandbox", help="say which grading sandbox this machine gives and what it holds back")
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
@@ -95,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         return _publish_solution(args)
     if args.command == "course" and args.course_command == "demo":
         return _course_demo(args)
+    if args.command == "course" and args.course_command == "sandbox":
+        from agentlab_magics.grading.sandbox import describe, detect
+
+        print(describe(detect()))
+        return 0
     from agentlab_magics.course import UnknownLab, find_lab, labs
 
     try:
@@ -125,13 +132,8 @@ def _check(lab_id: str, args: argparse.Namespace) -> int:
 
 def _demo() -> int:
     from agentlab_magics import demo
-    from agentlab_magics.course.instructor import InstructorPackageMissing
 
-    try:
-        demo.run()
-    except InstructorPackageMissing as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
+    demo.run()
     return 0
 
 

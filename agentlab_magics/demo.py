@@ -2,18 +2,23 @@
 
 A typo the model recovers from, a 5,000-line log read through the budget, a model that
 never stops, and a provider outage; then each record is judged and turned into a request.
-The reference harness is the instructor's: it is imported when the runs are played, and
-without the instructor package `run` raises InstructorPackageMissing, saying what to install.
+The reference harness is the instructor's, so `play` needs the instructor package; `agentlab
+course build` records what it printed and the records it made into the student package
+(`course/starters/demo-recording.json`, checked by `course build --check`), and `run` shows
+that recording: the same lines and records, on any machine.
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import json
 from types import ModuleType
 
 from agentlab_magics import lab
 from agentlab_magics.course.instructor import instructor_module
 
 PORT_PROMPT = "What port does config.py use?"
+RECORDING = "demo-recording.json"  # in the starters' package, made by `agentlab course build`
 
 
 def _retry_after_typo(request: lab.Request) -> dict:
@@ -43,7 +48,27 @@ def _scenarios() -> list[tuple[str, lab.ScriptedModel, str, dict]]:
 
 
 def run(print_line=print) -> dict[str, list]:
-    """Play the four runs, print what each did, then judge every record. Returns the records."""
+    """Print what the four runs did and how each record was judged, and return the records,
+    as the reference harness made them (the recording `agentlab course build` keeps)."""
+    from agentlab_magics.course.starter_files import PACKAGE
+
+    text = importlib.resources.files(PACKAGE).joinpath(RECORDING).read_text(encoding="utf-8")
+    recording = json.loads(text)
+    for line in recording["lines"]:
+        print_line(line)
+    return recording["records"]
+
+
+def recording() -> str:
+    """The JSON text `run` shows: what `play` prints and returns. Needs the instructor package."""
+    lines: list[str] = []
+    records = play(lines.append)
+    return json.dumps({"lines": lines, "records": records}, indent=1, ensure_ascii=False) + "\n"
+
+
+def play(print_line=print) -> dict[str, list]:
+    """Play the four runs with the reference harness, print what each did, then judge every
+    record. Returns the records."""
     harness = reference_harness()
     ws = lab.Workspace({"config.py": "PORT = 9090\n", "big.log": lab.big_log()})
     tools = [harness.make_read_tool(ws)]

@@ -14,6 +14,7 @@ from agentlab_magics.checking import CheckReport, run
 from agentlab_magics.checking.student import CodeProblem, course_imports, load, register
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import Question, find_question, questions_for
+from agentlab_magics.grading import autograding
 from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import Commitment, ProgressError
 
@@ -32,6 +33,9 @@ def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | No
     register(module)
     namespace.update({name: value for name, value in vars(module).items()
                       if not name.startswith("__")})
+    if autograding():
+        return CheckReport(lab_id=lab.id, title=lab.title, problem=(
+            "Checked by the grader, outside this notebook: see the graded cells below."))
     return _checked(lab.id, module, timeout, store, source=source)
 
 

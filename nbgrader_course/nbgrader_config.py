@@ -44,17 +44,18 @@ else:
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\npass"}
 
 # -- autograding -----------------------------------------------------------------------------
-# Each graded cell runs a group of tests, each under agentlab's own time limit (a few seconds,
-# set in agentlab_magics.grading), so code that never returns fails its tests, each with a
-# sentence, and the cell loses its points. nbgrader's limit per cell is the net below that:
-# a cell still running after 10 s (the %%check cell, which allows 10 s a test; a graded cell
-# with several hung tests; a student's own cell) is interrupted, gets a CellTimeoutError, and
-# the rest of the notebook runs. Honest cells take well under a second.
+# Scores come from outside the kernel (see autograde_preprocessors below), where each test has
+# agentlab's own time limit (a few seconds, agentlab_magics.grading.TIMEOUT): code that never
+# returns fails the tests that reach it, each with a sentence, and their cells lose their
+# points. The kernel only runs the notebook for its outputs; while nbgrader autogrades, its
+# %%check and grade() run no test. nbgrader's limit per cell is for everything else: a cell
+# still running after 10 s (a student's own loop) is interrupted, gets a CellTimeoutError, and
+# the rest of the notebook runs; the whole notebook has 120 s (ScoredOutside.notebook_limit).
 c.Execute.timeout = 10
 # Code that survives the interrupt too (it catches KeyboardInterrupt and loops on) keeps the
 # kernel busy for good. By default nbgrader then gives up on the whole notebook: no grades,
 # the command exits 1. With this it waits 4 s more for each cell, times it out in turn, and
-# records 0 for every graded cell from there on; the command succeeds.
+# the scores still come from the scoring process (0 where the code never finishes loading).
 c.Execute.raise_on_iopub_timeout = False
 # A student may delete a graded cell. nbgrader 0.9.6 still autogrades the notebook, but leaves
 # that cell without a score and the submission waiting for a manual grade (the CSV export
@@ -74,6 +75,9 @@ c.Execute.store_widget_state = False
 # 100,000 characters (CapOutput), before nbgrader's own line limit and its grading steps.
 c.Autograde.autograde_preprocessors = [
     "agentlab_magics.grading.autograde.ScoredOutside",
+    # Nothing the student wrote stays live markup for the formgrader or the feedback page:
+    # other cells' outputs keep only escaped forms, their markdown and raw cells read as text.
+    "agentlab_magics.grading.untrusted.InertMarkup",
     "agentlab_magics.grading.output.CapOutput",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

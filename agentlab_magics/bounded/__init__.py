@@ -6,8 +6,6 @@ and ``agentlab_magics.bounded.chapter3`` are imported when needed.
 """
 
 from agentlab_magics.bounded.admission import (
-    INSTRUCTOR_ADMISSION_CASES,
-    INSTRUCTOR_TRANSFER_CASES,
     TRANSFER_CASES,
     VISIBLE_CASES,
     decide_admission,
@@ -56,8 +54,6 @@ __all__ = [
     "DEFAULT_MODEL",
     "EMPTY_REPLY",
     "HANDOFF_FILE",
-    "INSTRUCTOR_ADMISSION_CASES",
-    "INSTRUCTOR_TRANSFER_CASES",
     "LLM_LAB_REPORT_FILE",
     "MODEL_CALL_LIMIT",
     "MODEL_COST_LIMIT",

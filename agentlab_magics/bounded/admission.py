@@ -6,10 +6,15 @@ budget exactly is allowed. The same rule serves the loop (``decide_admission``) 
 variable-cost transfer task (``transfer_check``); only the vocabulary differs.
 
 The case tables are data, importable by checkers: ``VISIBLE_CASES`` and ``TRANSFER_CASES``
-are the ones the learner sees; the ``INSTRUCTOR_*`` tables are boundary cases held back.
+are the ones the learner sees. The boundary cases held back for grading are the instructor's,
+in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here. The rule is
+the answer of labs ch03-a and ch03-a-transfer, and says so when it runs
+(agentlab_magics.answers): a harness that calls it instead of writing its own earns nothing.
 """
 
 from typing import Any
+
+from agentlab_magics.answers import announce
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
@@ -29,6 +34,7 @@ class _Exposure(BaseModel):
 
     def refusal(self) -> str | None:
         """'calls' when no attempt is left, else 'cost' if the estimate would overrun, else None."""
+        announce("decide_admission", "transfer_check")
         if self.calls >= self.max_calls:
             return "calls"
         if self.spent + self.next_cost > self.budget:
@@ -85,67 +91,5 @@ TRANSFER_CASES = [
         "zero allowed attempts",
         [{"calls": 0, "max_calls": 0, "spent": 0, "next_cost": 0, "budget": 0}],
         "CALL_LIMIT",
-    ),
-]
-
-# Held-back boundary cases in the VISIBLE_CASES shape; each expectation was worked by hand.
-INSTRUCTOR_ADMISSION_CASES = [
-    ({"used_calls": 2, "max_calls": 5, "spent": 6, "next_cost": 4, "budget": 10}, "CALL"),
-    (
-        {"used_calls": 2, "max_calls": 5, "spent": 7, "next_cost": 4, "budget": 10},
-        "MODEL_COST_LIMIT",
-    ),
-    ({"used_calls": 0, "max_calls": 1, "spent": 0, "next_cost": 0, "budget": 0}, "CALL"),
-    (
-        {"used_calls": 0, "max_calls": 1, "spent": 0, "next_cost": 1, "budget": 0},
-        "MODEL_COST_LIMIT",
-    ),
-    (
-        {"used_calls": 0, "max_calls": 0, "spent": 0, "next_cost": 0, "budget": 9},
-        "MODEL_CALL_LIMIT",
-    ),
-    (
-        {"used_calls": 4, "max_calls": 4, "spent": 9, "next_cost": 5, "budget": 9},
-        "MODEL_CALL_LIMIT",
-    ),
-    ({"used_calls": 4, "max_calls": 5, "spent": 9, "next_cost": 0, "budget": 9}, "CALL"),
-]
-
-# Held-back boundary cases in the TRANSFER_CASES shape; the estimate varies between rows.
-INSTRUCTOR_TRANSFER_CASES = [
-    (
-        "large estimate lands exactly on the budget",
-        [{"calls": 2, "max_calls": 6, "spent": 11, "next_cost": 9, "budget": 20}],
-        "CALL",
-    ),
-    (
-        "one cent over",
-        [{"calls": 2, "max_calls": 6, "spent": 12, "next_cost": 9, "budget": 20}],
-        "COST_LIMIT",
-    ),
-    (
-        "zero budget, free attempt",
-        [{"calls": 0, "max_calls": 2, "spent": 0, "next_cost": 0, "budget": 0}],
-        "CALL",
-    ),
-    (
-        "zero budget, paid attempt",
-        [{"calls": 0, "max_calls": 2, "spent": 0, "next_cost": 1, "budget": 0}],
-        "COST_LIMIT",
-    ),
-    (
-        "zero attempts with money left",
-        [{"calls": 0, "max_calls": 0, "spent": 0, "next_cost": 1, "budget": 50}],
-        "CALL_LIMIT",
-    ),
-    (
-        "both limits exhausted",
-        [{"calls": 5, "max_calls": 5, "spent": 30, "next_cost": 8, "budget": 30}],
-        "CALL_LIMIT",
-    ),
-    (
-        "last attempt, last cents",
-        [{"calls": 4, "max_calls": 5, "spent": 25, "next_cost": 5, "budget": 30}],
-        "CALL",
     ),
 ]

@@ -309,17 +309,26 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
         _set_apart(bell)
         output = CappedText()
         sys.stdout = sys.stderr = output
-        refusals, trusted = guard.install()
-        snapshot = guard.Snapshot(guard.course_modules())
+        refusals, trusted = guard.install(getattr(loader, "home", None), lab.names)
+        snapshot, tampered = guard.Snapshot(guard.course_modules()), []
+
+        def look() -> None:
+            """After each call of the student's code: stop the test if it changed the course."""
+            changed = snapshot.changed()
+            if changed:
+                tampered.append(changed)
+                raise guard.Refused(f"The checker does not allow changing {changed}.")
+
         send({"event": "load"})
         module = _load(loader, trusted, timeout, send)
         if module is not None and not _owns_its_names(lab, module, send):
             module = None
         for k, test in enumerate(tests if module is not None else []):
             send({"event": "start", "k": k})
-            event = _run_test(test, module, lab, timeout, (refusals, trusted), output)
+            event = _run_test(test, StudentModule(module, lab.purposes, look), timeout,
+                              (refusals, trusted), output)
             send({"event": "done", "k": k, **event})
-            changed = snapshot.changed()
+            changed = tampered[0] if tampered else snapshot.changed()
             if changed:
                 send({"event": "problem", "text": (
                     f"Your code changed {changed}, which belongs to the course and which the "
@@ -341,7 +350,10 @@ def _set_apart(bell: int) -> None:
         os.dup2(null, fd)
     os.closerange(3, bell)
     os.closerange(bell + 1, 65536)
-    size = os.sysconf("SC_PAGE_SIZE") * int(open("/proc/self/statm").read().split()[0])
+    try:
+        size = os.sysconf("SC_PAGE_SIZE") * int(open("/proc/self/statm").read().split()[0])
+    except OSError:  # no /proc (the grader's scoring sandbox): the peak resident size
+        size = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     try:
         resource.setrlimit(resource.RLIMIT_AS, (size + MEMORY_CAP, size + MEMORY_CAP))
     except (ValueError, OSError):
@@ -378,12 +390,12 @@ def _owns_its_names(lab: Lab, module: types.ModuleType, send: Callable[[dict], N
     return True
 
 
-def _run_test(test: Any, module: types.ModuleType, lab: Lab, timeout: float,
+def _run_test(test: Any, harness: StudentModule, timeout: float,
               guarded: tuple[Callable, Callable], output: CappedText) -> dict:
     """Run one test; its event: outcome, message, kept record, printed output, duration."""
     refusals, trusted = guarded
     recorder = Recorder()
-    fixtures = {"harness": StudentModule(module, lab.purposes)}
+    fixtures = {"harness": harness}
     if test.wants_record:
         fixtures["record"] = recorder
     before = len(refusals())
@@ -393,7 +405,7 @@ def _run_test(test: Any, module: types.ModuleType, lab: Lab, timeout: float,
             test.function(**fixtures)
         kind, message = "passed", ""
     except BaseException as exc:
-        kind, message = _judge(exc, module, timeout, trusted)
+        kind, message = _judge(exc, harness._module, timeout, trusted)
     duration = time.perf_counter() - started
     tried = refusals()[before:]
     if tried:

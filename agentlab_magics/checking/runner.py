@@ -21,7 +21,7 @@ from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.student import (
     CodeProblem, compiled, course_imports, read_source, run_module)
 from agentlab_magics.course import Lab, find_lab
-from agentlab_magics.course.heldback import held_back_module
+from agentlab_magics.course.heldback import held_back_module, is_held_back
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
@@ -55,11 +55,6 @@ class LabTest:
     held_back: bool
 
 
-def is_held_back(test: Any) -> bool:
-    """Whether the instructor keeps this test back for grading (kit.held_back marks it)."""
-    return getattr(test, "held_back", False)
-
-
 def sentence(function: Any) -> str:
     """The first paragraph of a test's docstring, on one line: what the student reads."""
     doc = (function.__doc__ or function.__name__).strip().split("\n\n")[0]
@@ -68,23 +63,17 @@ def sentence(function: Any) -> str:
 
 def lab_tests(lab: Lab, *, held_back: bool = False, only: list[str] | None = None
               ) -> list[LabTest]:
-    """The lab's tests in file order: the visible ones, and the held-back ones when asked."""
+    """The lab's tests in file order: the visible ones, then, when asked, the held-back ones
+    of the instructor's module (none where the instructor package is not installed)."""
     modules = [importlib.import_module(lab.tests)]
     hidden = held_back_module(lab) if held_back else None
     if hidden is not None:
         modules.append(hidden)
-    found = []
-    for module in modules:
-        for name, function in vars(module).items():
-            if not (name.startswith("test_") and inspect.isfunction(function)):
-                continue
-            hidden_test = module is hidden or is_held_back(function)
-            if hidden_test and not held_back or only is not None and name not in only:
-                continue
-            wants = inspect.signature(function).parameters
-            found.append(LabTest(name, function, sentence(function), "record" in wants,
-                                 hidden_test))
-    return found
+    return [LabTest(name, function, sentence(function),
+                    "record" in inspect.signature(function).parameters, is_held_back(function))
+            for module in modules for name, function in vars(module).items()
+            if name.startswith("test_") and inspect.isfunction(function)
+            and (only is None or name in only)]
 
 
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
@@ -109,18 +98,20 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
 def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
             ) -> Callable[[Callable], types.ModuleType]:
     """What the child calls, with the guard's `trusted`, to get the student's module; a
-    CodeProblem says why it cannot. Only the running of the student's code happens there."""
+    CodeProblem says why it cannot. Only the running of the student's code happens there.
+    Its `home` is the file name the student's code is compiled under, if it is compiled here."""
     if isinstance(harness, types.ModuleType) and source is None:
         return lambda trusted: harness
 
     def made(trusted: Callable) -> types.ModuleType:
         if source is not None:
-            module, code = compiled(source, CELL, lab.module)
+            module, code = compiled(source, made.home, lab.module)
         else:
-            module, code = compiled(read_source(harness, lab.module), str(harness), lab.module)
+            module, code = compiled(read_source(harness, lab.module), made.home, lab.module)
         run_module(module, code, trusted)
         return module
 
+    made.home = CELL if source is not None else str(harness)  # the file the code is compiled as
     return made
 
 

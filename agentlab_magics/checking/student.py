@@ -6,6 +6,7 @@ runs becomes one sentence naming the student's own line.
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 import tokenize
@@ -26,22 +27,41 @@ class CodeProblem(Exception):
 
 
 class StudentModule:
-    """Attribute access to the student's module; a missing name fails the test with a sentence."""
+    """Attribute access to the student's module; a missing name fails the test with a sentence.
+    With `after_call`, each of the student's functions the tests take from it calls
+    `after_call()` whenever it returns or raises (the checker's look for tampering)."""
 
-    def __init__(self, module: types.ModuleType, purposes: dict[str, str]):
+    def __init__(self, module: types.ModuleType, purposes: dict[str, str],
+                 after_call: Callable[[], None] | None = None):
         self._module = module
         self._purposes = purposes
+        self._after_call = after_call
 
     def __getattr__(self, name: str):
         try:
-            return getattr(self._module, name)
+            value = getattr(self._module, name)
         except AttributeError:
             purpose = self._purposes.get(name)
             detail = f": it {purpose}" if purpose else ""
             raise NotWrittenYet(f"{name} is not written yet{detail}.") from None
+        if self._after_call is None or not isinstance(value, types.FunctionType):
+            return value
+        return _followed_by(value, self._after_call)
 
     def missing(self, names: list[str]) -> list[str]:
         return [name for name in names if not hasattr(self._module, name)]
+
+
+def _followed_by(function: types.FunctionType, after: Callable[[], None]) -> Callable:
+    """`function`, with `after()` run each time a call of it ends."""
+    @functools.wraps(function)
+    def called(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            after()
+
+    return called
 
 
 def course_imports() -> None:

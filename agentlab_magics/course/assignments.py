@@ -7,13 +7,12 @@ named by a pattern over test names, and every test of a lab falls in exactly one
 
 from __future__ import annotations
 
-import importlib
 import re
 from functools import cache
 
 from pydantic import BaseModel
 
-from agentlab_magics.checking.runner import is_held_back
+from agentlab_magics.checking import runner
 from agentlab_magics.course.catalog import find_lab
 
 
@@ -50,11 +49,9 @@ class Assignment(BaseModel):
 
 
 @cache
-def lab_tests(lab_id: str) -> dict[str, object]:
-    """The lab's test functions by name, in the order the lab runs them."""
-    module = importlib.import_module(find_lab(lab_id).tests)
-    return {name: test for name, test in vars(module).items()
-            if name.startswith("test_") and callable(test)}
+def lab_tests(lab_id: str) -> dict[str, runner.LabTest]:
+    """The lab's tests by name, visible and held back, in the order the lab runs them."""
+    return {test.name: test for test in runner.lab_tests(find_lab(lab_id), held_back=True)}
 
 
 def group_of(lab_id: str, group_id: str) -> Group:
@@ -72,7 +69,7 @@ def group_tests(lab_id: str, group_id: str, *, held_back: bool = False) -> list[
     """The names of the group's visible tests, or of its held-back ones."""
     pattern = re.compile(group_of(lab_id, group_id).match)
     return [name for name, test in lab_tests(lab_id).items()
-            if pattern.search(name) and is_held_back(test) == held_back]
+            if pattern.search(name) and test.held_back == held_back]
 
 
 def points(lab_id: str, group_id: str) -> int:

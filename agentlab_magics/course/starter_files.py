@@ -1,10 +1,12 @@
-"""Each lab's starter as a file of the student package: course/starters/<lab>.py, GENERATED.
+"""The files of the student package made from the reference, in course/starters/, GENERATED:
+each lab's starter (<lab>.py) and the demonstration's recording (demo-recording.json).
 
 The starters are made in the instructor package (agentlab_instructor.lab_files), from the
-reference, and copied here by `agentlab course build`; `agentlab course build --check` (and a
-test) fails when one is missing, differs, or belongs to no lab. Never edit them by hand.
-Reading one needs nothing but the folder, so a student's install, which has no instructor
-package, holds every starter and no reference.
+reference, and the recording by playing the reference harness (agentlab_magics.demo); `agentlab
+course build` writes them here, and `agentlab course build --check` (and a test) fails when
+one is missing, differs, or belongs to no lab. Never edit them by hand. Reading one needs
+nothing but the folder, so a student's install, which has no instructor package, holds every
+starter and the recording, and no reference.
 """
 
 from __future__ import annotations
@@ -55,14 +57,18 @@ def stale(folder: Path = FOLDER) -> list[str]:
 
 
 def _expected() -> dict[str, str]:
-    """Every lab's starter, made from the reference, by file name."""
+    """Every generated file, made from the reference, by file name."""
+    from agentlab_magics import demo
     from agentlab_magics.course.catalog import labs
     from agentlab_magics.course.instructor import instructor_module
 
     lab_files = instructor_module("lab_files", "Building the starters").all_lab_files()
-    return {file_name(lab_id): lab_files[lab_id].starter for lab_id in labs()}
+    made = {file_name(lab_id): lab_files[lab_id].starter for lab_id in labs()}
+    return {**made, demo.RECORDING: demo.recording()}
 
 
 def _present(folder: Path) -> set[str]:
-    """The starter files in `folder` (every .py file but the package's __init__.py)."""
-    return {path.name for path in folder.glob("*.py") if path.name != "__init__.py"}
+    """The generated files in `folder` (every .py and .json file but the package's
+    __init__.py)."""
+    return {path.name for pattern in ("*.py", "*.json") for path in folder.glob(pattern)
+            if path.name != "__init__.py"}

@@ -17,7 +17,13 @@ import sys
 # costs seconds per test, not minutes.
 TIMEOUT = 3.0
 
-__all__ = ["TIMEOUT", "grade"]
+__all__ = ["TIMEOUT", "autograding", "grade"]
+
+
+def autograding() -> bool:
+    """Whether this process is nbgrader's autograde kernel, whose checks and grades count for
+    nothing: every score comes from the isolated scoring (grading.autograde)."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
 def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
@@ -28,7 +34,7 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     from agentlab_magics.course import find_lab
     from agentlab_magics.course.assignments import group_tests
 
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+    if autograding():
         print("Scored by the grader, outside this notebook.")
         return
     lab = find_lab(lab_id)

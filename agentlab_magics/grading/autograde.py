@@ -2,6 +2,8 @@
 
 `ScoredOutside` takes the place of nbgrader's `Execute` in `c.Autograde.autograde_preprocessors`
 (the course's nbgrader_config.py does this). For each submitted notebook it
+0. refuses the submission whole if its folder holds a symbolic link or any other entry that
+   is not a plain file or folder (`submission.py`): nbgrader would follow it as the grader;
 1. takes the hidden-test blocks out of the graded cells, so the kernel never holds them;
 2. runs the notebook as nbgrader does, but with the kernel in a sandbox (`sandbox.py`): a
    scratch folder holding only this submission, a user of its own, the course, exchange,
@@ -19,33 +21,53 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+import time
 from pathlib import Path
+from typing import Any, Callable
 
+import zmq
+import zmq.asyncio
 from jupyter_client.manager import AsyncKernelManager
+from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import List, Unicode
+from traitlets import Float, Integer, List, Unicode
 
 from agentlab_magics.checking.isolated import GRACE, cap
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.course import UnknownLab, find_lab
 from agentlab_magics.course.assignments import group_tests
+from agentlab_magics.course.heldback import held_back_sources
 from agentlab_magics.grading.cells import (
     GradeCall, grade_calls, is_graded, lab_sources, without_hidden)
-from agentlab_magics.grading.sandbox import Sandbox, instructor_paths
+from agentlab_magics.grading.jail import trusted_python
+from agentlab_magics.grading.output import DROPPED
+from agentlab_magics.grading.sandbox import Sandbox
+from agentlab_magics.grading.submission import require_plain_files
 from agentlab_magics.grading import TIMEOUT
 
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "NBGRADER_EXECUTION")
+MESSAGE_CAP = 256 << 20  # bytes of one message from the kernel
+DECODE_CAP = 4 << 20  # bytes of one part of it that are decoded
+LEFT_OUT = "agentlab_left_out"  # in place of a part that was not: its size
 
 
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel that starts inside `self.sandbox`, talking over Unix sockets in its scratch
-    folder (its network namespace has no usable loopback), interrupted by message."""
+    folder (its network namespace has no usable loopback), interrupted by message. The kernel
+    is the student's, so what it sends is weighed before it is decoded: a message over
+    MESSAGE_CAP bytes drops the connection, and a part over DECODE_CAP bytes (which could be
+    crafted to decode into gigabytes here) is read as a notice that it was left out."""
 
     sandbox: Sandbox | None = None
 
+    def client(self, **kwargs):
+        context = zmq.asyncio.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MESSAGE_CAP)
+        return super().client(context=context, **kwargs)
+
     def prepare(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
+        self.session.unpack = _weighed(self.session.unpack)
         scratch = sandbox.scratch or sandbox.make_scratch()
         self.transport, self.ip = "ipc", str(scratch / "kernel")
         self.connection_file = str(scratch / "kernel.json")
@@ -62,10 +84,32 @@ class SandboxedKernelManager(AsyncKernelManager):
         return command, kw
 
 
+def _weighed(unpack: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    """`unpack`, for message parts up to DECODE_CAP bytes; a bigger part becomes an empty
+    content of every kind of message, marked LEFT_OUT with its size (counted where the cell's
+    output is cut, by ScoredOutside.output)."""
+    def weighed(data: bytes) -> Any:
+        if len(data) <= DECODE_CAP:
+            return unpack(data)
+        return {LEFT_OUT: len(data), "name": "stdout", "text": "", "data": {}, "metadata": {},
+                "transient": {}, "execution_count": None, "status": "ok",
+                "execution_state": "busy", "ename": "", "evalue": "", "traceback": []}
+
+    return weighed
+
+
 class ScoredOutside(Execute):
     """nbgrader's Execute with the kernel sandboxed and the graded cells scored in isolation."""
 
     hidden_paths = List(Unicode(), help="More paths the submission must not see.").tag(config=True)
+    notebook_limit = Float(120.0, help=(
+        "Seconds the kernel may spend on the whole notebook: cells not begun by then are not "
+        "run (their scores do not depend on it), so no submission holds up the others for "
+        "long.")).tag(config=True)
+    received_limit = Integer(1_000_000, help=(
+        "Characters of output kept per cell while the kernel runs it: what comes after is "
+        "dropped as it arrives (and counted for CapOutput's notice), so a flood never fills "
+        "the grader's memory.")).tag(config=True)
 
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
@@ -73,14 +117,21 @@ class ScoredOutside(Execute):
 
     def _hidden(self) -> list[str]:
         config = self.config
-        paths = [config.CourseDirectory.get("root", os.getcwd()), *instructor_paths(),
-                 *self.hidden_paths]
+        paths = [config.CourseDirectory.get("root", os.getcwd()), *self.hidden_paths]
         if "root" in config.get("Exchange", {}):
             paths.append(config.Exchange.root)
         db_url = config.CourseDirectory.get("db_url", "")
         if db_url.startswith("sqlite:///"):
             paths.append(str(Path(db_url.removeprefix("sqlite:///")).parent))
         return [p for p in paths if p and os.path.exists(p)]
+
+    def _submitted_folder(self, resources: dict) -> str:
+        """The folder the student handed in (nbgrader runs this on its own copy of it)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        course, found = CourseDirectory(config=self.config), resources.get("nbgrader", {})
+        return course.format_path(course.submitted_directory, found.get("student", ""),
+                                  found.get("assignment", ""))
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
@@ -89,14 +140,45 @@ class ScoredOutside(Execute):
             km.prepare(self._kernel_sandbox)
             folder = self.resources.get("metadata", {}).get("path") if self.resources else None
             if folder and os.path.isdir(folder):
-                shutil.copytree(folder, self._kernel_sandbox.scratch, dirs_exist_ok=True)
+                shutil.copytree(folder, self._kernel_sandbox.scratch, symlinks=True,
+                                dirs_exist_ok=True)
         return km
 
+    def output(self, outs, msg, display_id, cell_index):
+        """Take an output from the kernel while the cell's share lasts (errors always), and
+        never one too big to have been decoded."""
+        content = msg.get("content", {})
+        left_out = content.get(LEFT_OUT, 0) if isinstance(content, dict) else 0
+        size = left_out or len(json.dumps(content))
+        taken = self._received.get(cell_index, 0)
+        if left_out or taken + size > self.received_limit and msg.get("msg_type") != "error":
+            self._dropped[cell_index] = self._dropped.get(cell_index, 0) + size
+            return None
+        self._received[cell_index] = taken + size
+        return super().output(outs, msg, display_id, cell_index)
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        """Widget messages are not followed: no widget state is kept (c.Execute.
+        store_widget_state is off), and a kernel that opens comms by the million makes no
+        objects here."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and time.monotonic() > self._run_until:
+            cell.outputs = [new_output("stream", name="stdout", text=(
+                f"[agentlab: not run: the notebook used up its {self.notebook_limit:g} s]\n"))]
+            return cell, resources
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if self._dropped.get(index):
+            cell.metadata.setdefault("agentlab", {})[DROPPED] = self._dropped[index]
+        return cell, resources
+
     def preprocess(self, nb, resources=None, km=None):
+        require_plain_files(self._submitted_folder(resources or {}))
         graded = [(cell, cell.source) for cell in nb.cells if is_graded(cell)]
         for cell, source in graded:
             cell.source = without_hidden(source)
-        self._kernel_sandbox = None
+        self._kernel_sandbox, self._received, self._dropped = None, {}, {}
+        self._run_until = time.monotonic() + self.notebook_limit
         try:
             nb, resources = super().preprocess(nb, resources, km)
         finally:
@@ -131,19 +213,25 @@ def _missing(call: GradeCall) -> CheckReport:
 
 def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str]
                ) -> list[CheckReport]:
-    """The report of each call, from one sandboxed scoring process; a call it could not
-    score gets a report whose problem says so (and scores 0)."""
+    """The report of each call, from one sandboxed scoring process that cannot see /proc; a
+    call it could not score gets a report whose problem says so (and scores 0). The held-back
+    calls run after every visible one, so nothing a held-back run leaves behind can reach a
+    report that is shown in full."""
     if not calls:
         return []
-    jobs = [{"lab": c.lab, "source": answers[c.lab], "held_back": c.held_back,
-             "tests": group_tests(c.lab, c.group, held_back=c.held_back)} for c in calls]
-    request = {"jobs": jobs, "held_back": _held_back_sources(calls)}
+    order = sorted(range(len(calls)), key=lambda k: calls[k].held_back)
+    jobs = [{"lab": calls[k].lab, "source": answers[calls[k].lab],
+             "held_back": calls[k].held_back,
+             "tests": group_tests(calls[k].lab, calls[k].group, held_back=calls[k].held_back)}
+            for k in order]
+    request = {"jobs": jobs,
+               "held_back": held_back_sources() if any(c.held_back for c in calls) else {}}
     limit = 30 + sum(len(job["tests"]) + 1 for job in jobs) * (TIMEOUT + GRACE + 0.5)
-    sandbox = Sandbox(hidden=hidden)
+    sandbox = Sandbox(hidden=[*hidden, "/proc"])
     lines: list[str] = []
     try:
         done = subprocess.run(
-            sandbox.command([sys.executable, "-m", "agentlab_magics.grading.score"]),
+            sandbox.command(trusted_python("agentlab_magics.grading.score")),
             input=json.dumps(request), capture_output=True, text=True, timeout=limit,
             env={k: v for k, v in os.environ.items() if k in KEPT_ENV}, cwd=sandbox.scratch)
         lines = done.stdout.splitlines()
@@ -153,45 +241,39 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
         why = f"it took longer than {limit:.0f} s"
     finally:
         sandbox.clean()
-    reports = []
-    for call, line in zip(calls, lines + [""] * len(calls)):
-        try:
-            reports.append(CheckReport.model_validate_json(line))
-        except ValueError:
-            lab = find_lab(call.lab)
-            reports.append(CheckReport(lab_id=lab.id, title=lab.title, problem=(
-                f"The grader could not score this cell ({why}); tell your instructor.")))
-    return [_private(report, call) for report, call in zip(reports, calls)]
+    reports: list[CheckReport | None] = [None] * len(calls)
+    for k, line in zip(order, lines + [""] * len(calls)):
+        reports[k] = _private(_parsed(line, calls[k], why), calls[k])
+    return reports
 
 
-def _held_back_sources(calls: list[GradeCall]) -> dict[str, str]:
-    """The text of the held-back tests the calls need, read here, outside the sandbox."""
-    from agentlab_magics.course.heldback import held_back_module, held_back_name
-
-    sources = {}
-    for call in calls:
-        if call.held_back:
-            module = held_back_module(find_lab(call.lab))
-            if module is not None:
-                sources[held_back_name(find_lab(call.lab))] = Path(module.__file__).read_text(
-                    encoding="utf-8")
-    return sources
+def _parsed(line: str, call: GradeCall, why: str) -> CheckReport:
+    """The scoring process's report for `call`, or one saying it could not be scored."""
+    try:
+        return CheckReport.model_validate_json(line)
+    except ValueError:
+        lab = find_lab(call.lab)
+        return CheckReport(lab_id=lab.id, title=lab.title, problem=(
+            f"The grader could not score this cell ({why}); tell your instructor."))
 
 
 def _private(report: CheckReport, call: GradeCall) -> CheckReport:
-    """A held-back report keeps each test's sentence and mark, nothing the run produced."""
+    """A held-back report keeps each test's sentence and mark, nothing the run produced: not
+    its messages, records or output, and not its problem (the visible report of the same cell
+    shows why the code could not be checked)."""
     if not call.held_back:
         return report
     report.outcomes = [TestOutcome(name=o.name, sentence=o.sentence, outcome=o.outcome)
                        for o in report.outcomes]
+    if report.problem is not None:
+        report.problem = ("The held-back tests could not run on this code: the report of the "
+                          "visible tests above says why.")
     return report
 
 
 def report_outputs(reports: list[CheckReport]) -> list:
     """A graded cell's outputs: each report drawn statically, then one error output naming
     every failed test when any failed (nbgrader then gives the cell no points)."""
-    from nbformat.v4 import new_output
-
     from agentlab_magics.widgets import ReportView
 
     outputs, failed = [], []

@@ -1,11 +1,15 @@
 """Confine this process, then become the command it is given: `python -m
-agentlab_magics.grading.jail [--uid N] [--scratch DIR] [--hide PATH]... -- COMMAND...`.
+agentlab_magics.grading.jail [--uid N] [--scratch DIR] [--hide PATH]... [--expose PATH]...
+-- COMMAND...`.
 
 It runs first thing inside the namespaces `sandbox.command` made (a mount, network and pid
-namespace of its own, with root's powers there): it hides each `--hide` path under an empty,
-unreadable tmpfs, sets the resource limits, drops to the unprivileged `--uid` (when given),
-moves into the scratch folder and replaces itself with the command, so nothing of the
-grader is left in the process the submission runs in.
+namespace of its own, with root's powers there). In that mount namespace only, it gives the
+run empty temporary folders of its own, keeps the scratch folder at its place, makes every
+folder the run may write to refuse to execute or map code, hides each `--hide` path under an
+empty unreadable tmpfs, and binds each `--expose` path back where a closed folder above it
+(such as /root) had to be covered. Then it sets the resource limits, drops to the
+unprivileged `--uid` (when given), moves into the scratch folder and replaces itself with the
+command, so nothing of the grader is left in the process the submission runs in.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 
@@ -24,13 +29,59 @@ LIMITS = {
     "RLIMIT_FSIZE": 64 << 20,        # bytes in any one file written
     "RLIMIT_NOFILE": 512,            # open files
 }
+# The temporary folders every process of a machine shares, each replaced by a tmpfs of this
+# size that lives and dies with the run: nothing planted there reaches another run.
+TEMPORARY = {"/tmp": "512m", "/var/tmp": "64m", "/dev/shm": "64m"}
+INERT = "nosuid,nodev,noexec"
+# Where the system's own tools are looked for: never the working folder (a run's scratch
+# folder, which holds the submission) nor anything else the caller's PATH may name.
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def system_tool(name: str) -> str:
+    """The absolute path of the system's `name` (mount, unshare); `name` if it has none."""
+    return shutil.which(name, path=SYSTEM_PATH) or name
+
+
+def trusted_python(module: str) -> list[str]:
+    """The command that runs one of the grader's own modules: `-P` puts neither the working
+    folder nor a script's folder on sys.path, so nothing a submission left there is imported."""
+    return [sys.executable, "-P", "-m", module]
+
+
+def _mount(*args: str, fds: tuple[int, ...] = ()) -> None:
+    subprocess.run([system_tool("mount"), *args], check=True, pass_fds=fds)
+
+
+def _bind_back(fd: int, path: str, options: str = "") -> None:
+    """Bind the folder open as `fd` at `path` (made if missing): the folder is reached through
+    the descriptor, so it need not be visible any more where it was."""
+    os.makedirs(path, exist_ok=True)
+    _mount("--no-canonicalize", "--bind", f"/proc/self/fd/{fd}", path, fds=(fd,))
+    if options:
+        _mount("-o", f"remount,bind,{options}", path)
+    os.close(fd)
+
+
+def private_temporary(scratch: str) -> None:
+    """Empty temporary folders of this run's own, and the scratch folder at its usual place;
+    none of them may hold code that runs (a file written there cannot be executed or loaded
+    as a library)."""
+    kept = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY)
+    for folder, size in TEMPORARY.items():
+        if os.path.isdir(folder):
+            _mount("-t", "tmpfs", "-o", f"mode=1777,size={size},{INERT}", "agentlab-tmp", folder)
+    _bind_back(kept, scratch, INERT)
 
 
 def hide(path: str) -> None:
-    """Put an empty tmpfs that nobody may read over `path` (in this mount namespace only)."""
-    if os.path.exists(path):
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k,mode=000,nosuid,nodev",
-                        "agentlab-hidden", path], check=True)
+    """Cover `path` (in this mount namespace only): a folder with an empty tmpfs that nobody
+    may read, a file with the empty /dev/null."""
+    if os.path.isdir(path):
+        _mount("-t", "tmpfs", "-o", "size=4k,mode=000,nosuid,nodev,noexec", "agentlab-hidden",
+               path)
+    elif os.path.exists(path):
+        _mount("--bind", os.devnull, path)
 
 
 def _closed_ancestor(path: str) -> str | None:
@@ -45,23 +96,22 @@ def _closed_ancestor(path: str) -> str | None:
 
 def expose(paths: list[str]) -> None:
     """Let the unprivileged user reach `paths` (the interpreter, its packages) where a folder
-    above them is closed to others, such as /root: that folder is covered with an empty
-    tmpfs that others may pass through, and only `paths` are bound back inside it, so the rest
-    of it stays out of sight."""
+    above them is closed to others, such as /root: that folder is covered with an empty tmpfs
+    that others may pass through, and only `paths` are bound back inside it, so the rest of it
+    stays out of sight."""
+    wanted = {}
     for path in sorted(set(paths)):
         closed = _closed_ancestor(path)
-        if closed is None or not os.path.isdir(path):
-            continue
-        staging = f"/tmp/.agentlab-expose-{os.getpid()}"
-        os.makedirs(staging, exist_ok=True)
-        subprocess.run(["mount", "--bind", path, staging], check=True)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=711,size=4k", "agentlab-expose",
-                        closed], check=True)
-        os.makedirs(path, exist_ok=True)
+        inside = any(path.startswith(other + os.sep) for other in wanted)  # bound with it
+        if closed is not None and not inside and os.path.isdir(path):
+            wanted[path] = (closed, os.open(path, os.O_RDONLY | os.O_DIRECTORY))
+    for closed in sorted({closed for closed, _ in wanted.values()}):
+        _mount("-t", "tmpfs", "-o", "mode=711,size=4k,nosuid,nodev", "agentlab-expose", closed)
+    for path, (closed, fd) in wanted.items():
         for folder in _between(closed, path):
+            os.makedirs(folder, exist_ok=True)
             os.chmod(folder, 0o711)
-        subprocess.run(["mount", "--move", staging, path], check=True)
-        os.rmdir(staging)
+        _bind_back(fd, path)
 
 
 def _between(top: str, path: str) -> list[str]:
@@ -93,9 +143,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    _mount("--make-rprivate", "/")
+    private_temporary(args.scratch)
     expose(args.expose)
-    for path in args.hide:
+    for path in sorted(args.hide, key=lambda p: p == "/proc"):  # /proc last: mount needs it
         hide(path)
     limit()
     if args.uid is not None:

@@ -1,6 +1,8 @@
 """Bounded outputs: a cell's outputs in an autograded notebook stop at `CapOutput.limit`
 characters (100,000 by default), with a last line saying how much was cut, so a cell that
-prints 100 MB makes neither a 100 MB notebook nor a 100 MB feedback page."""
+prints 100 MB makes neither a 100 MB notebook nor a 100 MB feedback page. What the grader
+dropped while the cell ran (`ScoredOutside.received_limit`, noted in the cell's metadata) is
+counted in that line too."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from nbformat.v4 import new_output
 from traitlets import Bool, Integer
 
 NOTICE = "[agentlab: this cell's output was cut here: {cut:,} more characters were left out]"
+DROPPED = "output_dropped"  # cell.metadata["agentlab"][DROPPED]: characters never received
 
 
 def _size(output: dict) -> int:
@@ -31,7 +34,8 @@ class CapOutput(Preprocessor):
     def preprocess_cell(self, cell, resources, index):
         if cell.get("cell_type") != "code":
             return cell, resources
-        kept, used, cut = [], 0, 0
+        kept, used = [], 0
+        cut = cell.get("metadata", {}).get("agentlab", {}).pop(DROPPED, 0)
         for output in cell.get("outputs", []):
             size = _size(output)
             if used + size <= self.limit:

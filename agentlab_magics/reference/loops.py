@@ -3,8 +3,12 @@
 `reference` is lesson 5's loop; `buggy` is the same loop with one decision changed: it goes
 round again only while the reply is labelled "toolUse", where the reference goes round while
 the reply holds calls. The few helpers both need are in this file, so it runs on its own: it
-imports nothing, and in particular no reference solution (those are the instructor's).
+imports nothing but the announcement, and in particular no reference solution (those are the
+instructor's). Each function that does a lab's work announces it (agentlab_magics.answers), so
+a harness that calls one instead of writing its own earns nothing for it.
 """
+
+from agentlab_magics.answers import announce
 
 
 def _user(text):
@@ -14,11 +18,13 @@ def _user(text):
 
 def _stopped(reason):
     """The in-band reply a loop gives itself when it stops: a failure that said nothing."""
+    announce("error_message")
     return {"role": "assistant", "content": [], "stop_reason": "error", "error_message": reason}
 
 
 def _told(tools):
     """The tools as the model is told of them: without the function only this program runs."""
+    announce("tool_specs")
     return [{"name": tool["name"], "description": tool["description"],
              "parameters": tool["parameters"]} for tool in tools]
 
@@ -31,11 +37,13 @@ def _said_nothing_and_failed(message):
 
 def _sendable(messages):
     """A new list: the record less its empty failed replies, which a strict provider refuses."""
+    announce("context_for_model")
     return [message for message in messages if not _said_nothing_and_failed(message)]
 
 
 def _result(tools, call):
     """The one toolResult answering `call`: the tool's output, or why it gave none (is_error)."""
+    announce("run_tool")
     matching = [tool for tool in tools if tool["name"] == call["name"]]
     content, is_error = f"Tool {call['name']} not found", True
     if matching:
@@ -49,6 +57,7 @@ def _result(tools, call):
 
 def reference(model, system, messages, tools, prompt, *, max_turns=None):
     """Lesson 5's loop: a reply that holds calls gets their results, and the model goes again."""
+    announce("run_agent")
     messages.append(_user(prompt))
     turn = 0
     while True:

@@ -6,9 +6,9 @@ import copy
 import pytest
 from pydantic import ValidationError
 
+from agentlab_instructor.heldback.ch03_a import INSTRUCTOR_ADMISSION_CASES
+from agentlab_instructor.heldback.ch03_a_transfer import INSTRUCTOR_TRANSFER_CASES
 from agentlab_magics.bounded.admission import (
-    INSTRUCTOR_ADMISSION_CASES,
-    INSTRUCTOR_TRANSFER_CASES,
     TRANSFER_CASES,
     VISIBLE_CASES,
     decide_admission,

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from agentlab_instructor.lab_files import lab_files
+from agentlab_magics import demo
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.starter_files import FOLDER, build, read_starter, stale
 
@@ -25,9 +26,10 @@ def test_a_labs_starter_is_the_package_file_and_the_instructors_starter(lab_id):
 
 
 def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_path: Path):
-    assert stale(tmp_path) == [f"{lab_id}.py" for lab_id in labs()]
+    generated = [f"{lab_id}.py" for lab_id in labs()] + [demo.RECORDING]
+    assert stale(tmp_path) == generated
     written = build(tmp_path)
-    assert sorted(path.name for path in written) == sorted(f"{lab_id}.py" for lab_id in labs())
+    assert sorted(path.name for path in written) == sorted(generated)
     assert stale(tmp_path) == []
     (tmp_path / "lesson3.py").write_text("# edited by hand\n", encoding="utf-8")
     (tmp_path / "lesson9.py").write_text("", encoding="utf-8")
@@ -41,3 +43,10 @@ def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_
 def test_a_missing_starter_says_to_build():
     with pytest.raises(FileNotFoundError, match="run `agentlab course build`"):
         read_starter("lesson99")
+
+
+def test_the_demonstration_shows_what_the_reference_harness_does():
+    lines: list[str] = []
+    played = demo.play(lines.append)
+    shown: list[str] = []
+    assert demo.run(shown.append) == played and shown == lines

@@ -7,13 +7,12 @@ Each source is checked once, with the held-back tests, and its report reused by 
 from __future__ import annotations
 
 import functools
-import importlib
 
 import pytest
 
 from agentlab_magics.checking import run
 from agentlab_magics.checking.report import CheckReport
-from agentlab_magics.checking.runner import is_held_back
+from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab, labs
 from tests.mutation.mutants import LIARS, MUTANTS, Liar, Mutant
 
@@ -44,8 +43,7 @@ def mutant_report(check, mutant: Mutant | Liar) -> CheckReport:
 
 def held_back_tests(lab_id: str) -> set[str]:
     """The names of the lab's tests that %%check leaves out."""
-    tests = vars(importlib.import_module(find_lab(lab_id).tests))
-    return {name for name, test in tests.items() if name.startswith("test_") and is_held_back(test)}
+    return {test.name for test in lab_tests(find_lab(lab_id), held_back=True) if test.held_back}
 
 
 @pytest.mark.parametrize("lab_id", LABS)

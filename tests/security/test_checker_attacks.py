@@ -12,6 +12,8 @@ import time
 import pytest
 
 from agentlab_magics.course import find_lab
+from tests.security.forgeries import (
+    FORGE_CHANNEL, HANDMADE_CODE, LAB_MODULE_CLASS, RESTORING_EXACT)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
@@ -49,7 +51,28 @@ ATTACKS = {
     "a fake report on every descriptor": "import os\n" + "".join(
         f"try: os.write({fd}, b'{{\"event\": \"done\", \"k\": 0, \"outcome\": \"passed\"}}')\n"
         f"except OSError: pass\n" for fd in range(3, 20)) + "os._exit(0)\n",
+    "the outcomes forged through /proc at import": FORGE_CHANNEL,
+    "the outcomes forged through /proc in a test": "def run_agent(*args, **kwargs):\n" + "".join(
+        f"    {line}\n" for line in FORGE_CHANNEL.strip().splitlines()),
+    "code objects made by hand": HANDMADE_CODE + "import os\nos._exit(0)\n",
+    "the course's own loop called": REFERENCE.replace(SIGNATURE, SIGNATURE + (
+        "    import loops\n"
+        "    return loops.reference(model, system, messages, tools, prompt, max_turns=max_turns)\n"
+        "    # the student's own loop, never reached:\n"), 1),
+    "the course's own context called": REFERENCE + (
+        "\ndef context_for_model(messages):\n    import loops\n"
+        "    return loops._sendable(messages)\n"),
+    # a pidfd signals as os.kill does, with no audit event: the test child would stop, or
+    # kill, the checker that watches it.
+    "the checker stopped through a pidfd": (
+        "import os, signal\n"
+        "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGSTOP)\n" + REFERENCE),
+    "the checker killed through a pidfd": (
+        "import os, signal\n"
+        "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)\n" + REFERENCE),
 }
+# Attacks that work today (their test is a strict xfail), each with the hole it goes through.
+WORKS: dict[str, str] = {}
 
 
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
@@ -57,10 +80,12 @@ def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
     path.write_text(source, encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson5",
                            "--harness", str(path), "--timeout", "1", *extra],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=70)
 
 
-@pytest.mark.parametrize("name", ATTACKS)
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WORKS[name]))
+    if name in WORKS else name for name in ATTACKS])
 def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
     started = time.monotonic()
     done = check(tmp_path, ATTACKS[name], "--json")
@@ -94,3 +119,35 @@ def test_a_time_limit_must_be_finite_and_positive(tmp_path, value):
     assert done.returncode == 2
     assert "The time limit must be a number of seconds above 0" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_bounded_units_own_admission_rule_earns_nothing(tmp_path):
+    path = tmp_path / "harness.py"
+    path.write_text("def decide_admission(case):\n"
+                    "    from agentlab_magics.bounded.admission import decide_admission\n"
+                    "    return decide_admission(case)\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "ch03-a",
+                           "--harness", str(path), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and not any(o["outcome"] == "passed" for o in report["outcomes"])
+    assert "the course's own decide_admission" in report["outcomes"][0]["message"]
+
+
+# Patches a student could hope guard.Snapshot misses: one that puts itself back before the test
+# ends, and one that changes a module's class rather than its names. Lesson 1's starter with
+# them must still pass nothing it does not earn.
+SNAPSHOT_TRIALS = {"a self-restoring exact": RESTORING_EXACT,
+                   "the lab module's class swapped": LAB_MODULE_CLASS}
+
+
+@pytest.mark.parametrize("name", SNAPSHOT_TRIALS)
+def test_lesson1s_starter_with_a_patch_never_passes(tmp_path, name):
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("lesson1").starter + SNAPSHOT_TRIALS[name], encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson1",
+                           "--harness", str(path), "--json"],
+                          capture_output=True, text=True, timeout=70)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert not any(o["outcome"] == "passed" for o in report["outcomes"]), report

@@ -1,9 +1,11 @@
-"""The student install: the agentlab_magics wheel holds every starter and no solution, and runs
-where the instructor package is not installed.
+"""The student install: the agentlab_magics wheel holds every starter, no solution and no
+held-back test, and runs where the instructor package is not installed.
 
 The wheel is built by pip from a copy of the repository, as a student's install is. A solution
 is looked for as its code: each name a lab asks for, its body in the lab's reference after the
 docstring, compared line by line with indentation, blank lines and comments left aside.
+
+A held-back test is looked for the same way, and by its name too.
 
 A later lab's starter hands over the names earlier labs asked for, written out (lesson 6's
 starter holds lesson 5's loop): that is the course's design, so a starter may hold the
@@ -14,6 +16,7 @@ of the wheel may hold any.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import shutil
 import subprocess
@@ -25,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from agentlab_instructor.lab_files import all_lab_files
+from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import labs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +62,12 @@ def solutions() -> dict[tuple[str, str], str]:
 
 def holds(text: str, code: str) -> bool:
     return code in "\n".join(code_lines(text))
+
+
+def held_back_tests() -> list[tuple[str, str]]:
+    """(module, name) of every held-back test of the course, by the module that defines it."""
+    return sorted({(test.function.__module__, test.name) for lab in labs().values()
+                   for test in lab_tests(lab, held_back=True) if test.held_back})
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +146,25 @@ def test_a_starter_holds_no_solution_but_of_the_labs_before_it(files, lab_id):
     assert (own, ahead) == ([], [])
 
 
+HELD_BACK = held_back_tests()
+
+
+def test_there_are_held_back_tests_to_look_for():
+    assert len(HELD_BACK) >= 15
+
+
+@pytest.mark.parametrize(("module", "name"), HELD_BACK,
+                         ids=[f"{module.rpartition('.')[2]}:{name}" for module, name in HELD_BACK])
+def test_no_file_holds_or_names_a_held_back_test(files, module, name):
+    code = body(Path(importlib.import_module(module).__file__).read_text(encoding="utf-8"), name)
+    assert not [path for path, text in files.items() if name in text or holds(text, code)]
+
+
+def test_no_file_marks_a_test_held_back(files):
+    assert not [path for path, text in files.items()
+                if "@held_back" in text or "def held_back(" in text]
+
+
 def test_every_module_imports_where_the_instructor_package_is_not_installed(student):
     done = student("-c", """
 import importlib, pkgutil, sys
@@ -154,8 +183,9 @@ print(sorted(name for name in sys.modules if name.startswith("agentlab_instructo
 def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     starter = student("-m", "agentlab_magics", "starter", "lesson3")
     assert (starter.returncode, starter.stdout) == (0, files[f"{STARTERS}lesson3.py"])
+    demo = student("-m", "agentlab_magics", "demo")  # the recording the student package holds
+    assert demo.returncode == 0 and "a typo    : 3 model call(s)" in demo.stdout, demo.stderr
     for args, sentence in [(("solution", "lesson3"), "is not published yet"),
-                           (("demo",), "needs the instructor package (agentlab_instructor)"),
                            (("course", "build", "--check"), "`agentlab course build` needs")]:
         done = student("-m", "agentlab_magics", *args)
         assert done.returncode == 1 and done.stdout == "", args

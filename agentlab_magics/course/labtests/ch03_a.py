@@ -1,8 +1,7 @@
 """Unit ch03-a: decide_admission, the decision made before every model attempt."""
 
-from agentlab_magics.bounded.admission import INSTRUCTOR_ADMISSION_CASES, VISIBLE_CASES
+from agentlab_magics.bounded.admission import VISIBLE_CASES
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
-from agentlab_magics.course.labtests.kit import held_back
 
 ANSWERS = ("CALL", "MODEL_CALL_LIMIT", "MODEL_COST_LIMIT")
 
@@ -42,9 +41,3 @@ def test_the_call_limit_is_checked_first(harness):
 def test_no_attempts_allowed(harness):
     """With max_calls at 0 no attempt is admitted, not even a free one with money left."""
     check(harness, [(case(0, 0, 0, 0, 9), "MODEL_CALL_LIMIT")])
-
-
-@held_back
-def test_the_held_back_cases(harness):
-    """The instructor's held-back boundary cases get the right decisions too."""
-    check(harness, INSTRUCTOR_ADMISSION_CASES)

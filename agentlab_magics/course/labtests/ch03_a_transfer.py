@@ -1,8 +1,7 @@
 """Unit ch03-a, transfer: transfer_check, the same decision with an estimate that varies."""
 
-from agentlab_magics.bounded.admission import INSTRUCTOR_TRANSFER_CASES, TRANSFER_CASES
+from agentlab_magics.bounded.admission import TRANSFER_CASES
 from agentlab_magics.course.labtests.admission import explain, wrong_rows
-from agentlab_magics.course.labtests.kit import held_back
 
 ANSWERS = ("CALL", "CALL_LIMIT", "COST_LIMIT")
 
@@ -38,9 +37,3 @@ def test_one_cent_over(harness):
 def test_calls_before_cost(harness):
     """When calls and money are both used up, the answer is CALL_LIMIT."""
     check(harness, [(state(5, 5, 30, 8, 30), "CALL_LIMIT"), (state(0, 0, 0, 1, 50), "CALL_LIMIT")])
-
-
-@held_back
-def test_the_held_back_cases(harness):
-    """The instructor's held-back cases get the right decisions too."""
-    check(harness, rows(INSTRUCTOR_TRANSFER_CASES))

@@ -1,6 +1,6 @@
 """Unit ch03-b: attempt, the loop whose charge belongs at admission, before the provider call."""
 
-from agentlab_magics.course.labtests.kit import exact, held_back, plain
+from agentlab_magics.course.labtests.kit import exact, plain
 
 
 class Provider:
@@ -87,9 +87,3 @@ def test_the_attempt_limit_is_checked_before_the_money(harness):
         f"After two failed attempts at 3 cents with a 2-attempt limit and a 6 cent budget, both "
         f"limits refuse a third; attempt returned {summary(outcome)}, expected "
         "('MODEL_CALL_LIMIT', 2, 6): the attempt count is checked first.")
-
-
-@held_back
-def test_other_prices_and_budgets(harness):
-    """The same rule at other prices: 3 cents a try against 10 cents allows three failing tries."""
-    stopped_by_the_budget(harness, allowed=9, cost=3, budget=10)

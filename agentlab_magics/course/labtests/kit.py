@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from agentlab_magics import lab
@@ -118,13 +118,6 @@ def _same(actual: Any, expected: Any) -> bool:
     if type(expected) not in PLAIN:
         return actual is expected
     return expected == actual
-
-
-def held_back(test: Callable) -> Callable:
-    """Mark a test the instructor holds back: %%check leaves it out; the autograder runs it
-    inside the notebook's hidden tests, so a harness fitted to the visible cases is caught."""
-    test.held_back = True
-    return test
 
 
 def settle(value: Any) -> Any:

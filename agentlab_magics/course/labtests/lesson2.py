@@ -4,7 +4,7 @@ import copy
 import json
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, held_back, plain
+from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, plain
 
 A_CALL = lab.call("read", {"path": "a.py"}, id="c1")
 B_CALL = lab.call("grep", {"pattern": "PORT", "path": "b.py"}, id="c2")
@@ -94,29 +94,3 @@ def test_tool_specs_leaves_the_tools_unchanged(harness):
         f"After tool_specs the tools have the keys {keys(tools)}; expected {keys(before)}, "
         "unchanged, with the same execute functions: the same tools are described again on "
         "the next call, and run when the model asks.")
-
-
-@held_back
-def test_tool_calls_keeps_every_call_to_the_same_tool(harness):
-    """Three calls, two of them to the same tool: tool_calls gives all three, in order."""
-    calls = [lab.call("read", {"path": "src/app.py"}, id="k1"),
-             lab.call("bash", {"command": "pytest -q"}, id="k2"),
-             lab.call("read", {"path": "README.md"}, id="k3")]
-    got = harness.tool_calls(lab.reply(lab.text("Three things to look at."), *copy.deepcopy(calls)))
-    assert exact(got, calls, "what tool_calls returned"), (
-        f"tool_calls gave {got!r} for a reply calling read (k1), bash (k2) and read again (k3); "
-        f"expected all three, k1, k2 then k3: two calls to one tool are still two calls, and "
-        "each needs its own result.")
-
-
-@held_back
-def test_tool_specs_describe_other_tools_in_order(harness):
-    """Three other tools are described in their own order, by name, description and parameters."""
-    tools = [failing_tool("bash", "no shell here"),
-             files_tool({"todo.md": "- ship\n"}, name="view"), failing_tool("write", "read-only")]
-    specs = harness.tool_specs(tools)
-    expected = [{"name": tool["name"], "description": tool["description"],
-                 "parameters": tool["parameters"]} for tool in tools]
-    assert exact(specs, expected, "what tool_specs returned"), (
-        f"tool_specs gave {specs!r}; expected {expected!r}: bash, view and write, in that order, "
-        "each with its name, description and parameters and nothing else.")

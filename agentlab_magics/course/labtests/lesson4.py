@@ -1,8 +1,7 @@
 """Lesson 4, one call in, one result out: checked arguments, and run_tool, which never raises."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import (
-    exact, failing_tool, files_tool, held_back, plain, run, said)
+from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, plain, run, said
 
 FILES = {"config.py": "PORT = 9090\n", "notes.txt": "Ask Ada about the port.\n"}
 
@@ -52,10 +51,6 @@ def loop_needs_run_tool(harness):
 
 def refuse_the_path(arguments):
     raise ValueError("bad path")
-
-
-def refuse_to_deploy(arguments):
-    raise PermissionError("deploy needs the admin role")
 
 
 def retry_after_typo(request):
@@ -200,38 +195,3 @@ def test_run_tool_runs_the_tool_the_call_names(harness):
         assert exact(got, expected, "what run_tool returned"), (
             f"For the call {call['id']} to {call['name']}, run_tool gave {got}; expected "
             f"{expected}.")
-
-
-@held_back
-def test_str_arg_and_int_arg_name_the_argument_in_their_errors(harness):
-    """str_arg and int_arg name the argument they were asked about, whatever it is called."""
-    for name, arguments, message in (
-            ("str_arg", ({"command": 3}, "command"), "command must be a string"),
-            ("str_arg", ({"query": None}, "query"), "query must be a string"),
-            ("int_arg", ({"limit": "ten"}, "limit", 20), "limit must be an integer"),
-            ("int_arg", ({"depth": 1.5}, "depth", 2), "depth must be an integer")):
-        exc, value = raised(getattr(harness, name), *arguments)
-        assert refused(exc, message), (
-            f"{name}{arguments!r} {did(name, exc, value)}; "
-            f"expected ValueError({message!r}): the error names the argument that was wrong, "
-            "so the model knows which one to put right.")
-
-
-@held_back
-def test_three_calls_to_working_missing_and_raising_tools_get_three_results(harness, record):
-    """A reply calls a working tool, a missing one and one that raises: three results, in order."""
-    loop_needs_run_tool(harness)
-    tools = [files_tool({"setup.cfg": "[app]\nport = 8181\n"}), a_tool("deploy", refuse_to_deploy)]
-    model, messages, _ = run(harness, [
-        lab.reply(lab.call("read", {"path": "setup.cfg"}), lab.call("lint", {}),
-                  lab.call("deploy", {"target": "prod"})),
-        lab.say("The port is 8181; I could not deploy.")], tools=tools, record=record)
-    assert lab.shape(messages) == "U A[c1,c2,c3] R(c1) R(c2) R(c3) A", (
-        f"Three calls, to read, to lint (no such tool) and to deploy (which raises): the run made "
-        f"{said(model, messages)}; expected 'U A[c1,c2,c3] R(c1) R(c2) R(c3) A'.")
-    results = [(m["content"], m["is_error"]) for m in messages if m["role"] == "toolResult"]
-    expected = [("[app]\nport = 8181\n", False), ("Tool lint not found", True),
-                ("deploy needs the admin role", True)]
-    assert exact(results, expected, "the results"), (
-        f"The results hold {results}; expected {expected}: the file, then an error for the "
-        "tool that does not exist, then the message of what deploy raised.")

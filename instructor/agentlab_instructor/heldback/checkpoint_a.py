@@ -1,0 +1,9 @@
+"""Checkpoint A's held-back tests: those of lessons 3, 4 and 5 that the checkpoint takes, as
+its visible tests take theirs (agentlab_magics.course.labtests.checkpoint_a)."""
+
+from agentlab_instructor.heldback import lesson3, lesson4, lesson5
+from agentlab_magics.course.labtests.checkpoint_a import tests_of
+
+FROM_LESSON4 = ("test_three_calls_to_working_missing_and_raising_tools_get_three_results",)
+
+globals().update({**tests_of(lesson3), **tests_of(lesson4, FROM_LESSON4), **tests_of(lesson5)})
