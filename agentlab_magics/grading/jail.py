@@ -6,8 +6,8 @@ It runs first thing inside the namespaces `sandbox.command` made (a mount, netwo
 namespace of its own, with root's powers there). In that mount namespace only, it gives the
 run empty temporary folders of its own, keeps the scratch folder at its place, makes every
 folder the run may write to refuse to execute or map code, hides each `--hide` path under an
-empty unreadable tmpfs, and binds each `--expose` path back where a closed folder above it
-(such as /root) had to be covered. Then it sets the resource limits, drops to the
+empty unreadable tmpfs, and binds each `--expose` path (the interpreter's folders) back where
+a temporary folder or a closed folder above it (such as /root) had to be covered. Then it sets the resource limits, drops to the
 unprivileged `--uid` (when given), moves into the scratch folder and replaces itself with the
 command, so nothing of the grader is left in the process the submission runs in.
 """
@@ -63,15 +63,33 @@ def _bind_back(fd: int, path: str, options: str = "") -> None:
     os.close(fd)
 
 
-def private_temporary(scratch: str) -> None:
-    """Empty temporary folders of this run's own, and the scratch folder at its usual place;
-    none of them may hold code that runs (a file written there cannot be executed or loaded
-    as a library)."""
-    kept = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY)
-    for folder, size in TEMPORARY.items():
-        if os.path.isdir(folder):
-            _mount("-t", "tmpfs", "-o", f"mode=1777,size={size},{INERT}", "agentlab-tmp", folder)
-    _bind_back(kept, scratch, INERT)
+def private_temporary(scratch: str, kept: list[str]) -> None:
+    """Empty temporary folders of this run's own, with the scratch folder at its usual place
+    and each of `kept` (the interpreter's folders) that lived in one of them bound back,
+    read-only; nothing the run may write to may hold code that runs (a file written there
+    cannot be executed or loaded as a library)."""
+    covered = [folder for folder in TEMPORARY if os.path.isdir(folder)]
+    inside = [path for path in _outermost(kept)
+              if os.path.isdir(path) and any(_within(path, folder) for folder in covered)]
+    held = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in [scratch, *inside]}
+    for folder in covered:
+        _mount("-t", "tmpfs", "-o", f"mode=1777,size={TEMPORARY[folder]},{INERT}",
+               "agentlab-tmp", folder)
+    for path, fd in held.items():
+        _bind_back(fd, path, INERT if path == scratch else "ro,nosuid,nodev")
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """`paths` less those inside another of them, sorted."""
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(_within(path, other) for other in kept):
+            kept.append(path)
+    return kept
 
 
 def hide(path: str) -> None:
@@ -100,10 +118,9 @@ def expose(paths: list[str]) -> None:
     that others may pass through, and only `paths` are bound back inside it, so the rest of it
     stays out of sight."""
     wanted = {}
-    for path in sorted(set(paths)):
+    for path in _outermost(paths):
         closed = _closed_ancestor(path)
-        inside = any(path.startswith(other + os.sep) for other in wanted)  # bound with it
-        if closed is not None and not inside and os.path.isdir(path):
+        if closed is not None and os.path.isdir(path):
             wanted[path] = (closed, os.open(path, os.O_RDONLY | os.O_DIRECTORY))
     for closed in sorted({closed for closed, _ in wanted.values()}):
         _mount("-t", "tmpfs", "-o", "mode=711,size=4k,nosuid,nodev", "agentlab-expose", closed)
@@ -144,7 +161,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     _mount("--make-rprivate", "/")
-    private_temporary(args.scratch)
+    private_temporary(args.scratch, args.expose)
     expose(args.expose)
     for path in sorted(args.hide, key=lambda p: p == "/proc"):  # /proc last: mount needs it
         hide(path)

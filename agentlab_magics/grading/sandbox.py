@@ -119,11 +119,11 @@ class Sandbox:
         """`argv` as it runs in this sandbox."""
         scratch = str(self.scratch or self.make_scratch())
         jail = [*trusted_python("agentlab_magics.grading.jail"), "--scratch", scratch,
-                *(arg for path in self.hidden for arg in ("--hide", path))]
+                *(arg for path in self.hidden for arg in ("--hide", path)),
+                *(arg for path in interpreter_paths() for arg in ("--expose", path))]
         unshare = system_tool("unshare")
         if self.mode == "root":
-            exposed = [arg for path in interpreter_paths() for arg in ("--expose", path)]
-            return [unshare, *NAMESPACES, *jail, *exposed, "--uid", str(self.uid), "--", *argv]
+            return [unshare, *NAMESPACES, *jail, "--uid", str(self.uid), "--", *argv]
         if self.mode == "userns":
             return [unshare, "--user", "--map-root-user", *NAMESPACES, *jail, "--", *argv]
         return [*trusted_python("agentlab_magics.grading.limits"), scratch, "--", *argv]

@@ -131,3 +131,28 @@ def test_the_jail_imports_nothing_a_submission_left_in_the_scratch_folder():
         sandbox.clean()
     assert "HIJACKED" not in done.stdout + done.stderr
     assert (done.returncode, done.stdout) == (0, "ran\n"), done.stderr[-2000:]
+
+
+@needs_root
+def test_a_folder_the_interpreter_needs_inside_tmp_is_bound_back_read_only(tmp_path):
+    """A checkout (or a virtual environment) under /tmp is still there, read-only, inside the
+    run's own /tmp; what else lies beside it there is not."""
+    kept, beside = tmp_path / "checkout" / "package", tmp_path / "checkout" / "secrets"
+    kept.mkdir(parents=True)
+    beside.mkdir()
+    (kept / "module.py").write_text("x = 1\n", encoding="utf-8")
+    (beside / "answer.txt").write_text("42\n", encoding="utf-8")
+    sandbox = Sandbox(mode="userns")  # no user change: only what the mounts hide is tested
+    scratch = sandbox.make_scratch()
+    code = (f"import json, os\nprint(json.dumps([os.path.exists({str(kept / 'module.py')!r}), "
+            f"os.path.exists({str(beside / 'answer.txt')!r}), "
+            f"os.access({str(kept)!r}, os.W_OK)]))")
+    jail = [sys.executable, "-P", "-m", "agentlab_magics.grading.jail", "--scratch", str(scratch),
+            "--expose", str(kept), "--", sys.executable, "-c", code]
+    try:
+        done = subprocess.run(["unshare", "--mount", "--fork", *jail], cwd=scratch,
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        sandbox.clean()
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [True, False, False]
