@@ -8,6 +8,8 @@
 2. runs the notebook as nbgrader does, but with the kernel in a sandbox (`sandbox.py`): a
    scratch folder holding only this submission, a user of its own, the course, exchange,
    gradebook and instructor package hidden, no network, limits, and every process gone after;
+   what the kernel sends is weighed before it is decoded, a cell's output is cut as it
+   arrives, widget messages are not followed, and the notebook has `notebook_limit` seconds;
 3. scores every graded cell in a fresh sandboxed process that loads only its lab cell's
    source and runs that cell's tests, visible and held back (`score.py`);
 4. puts the sources back and replaces each graded cell's outputs with that report: static

@@ -69,7 +69,7 @@ def private_temporary(scratch: str, kept: list[str]) -> None:
     read-only; nothing the run may write to may hold code that runs (a file written there
     cannot be executed or loaded as a library)."""
     covered = [folder for folder in TEMPORARY if os.path.isdir(folder)]
-    inside = [path for path in _outermost(kept)
+    inside = [path for path in outermost(kept)
               if os.path.isdir(path) and any(_within(path, folder) for folder in covered)]
     held = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in [scratch, *inside]}
     for folder in covered:
@@ -83,7 +83,7 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _outermost(paths: list[str]) -> list[str]:
+def outermost(paths: list[str]) -> list[str]:
     """`paths` less those inside another of them, sorted."""
     kept: list[str] = []
     for path in sorted(set(paths)):
@@ -118,7 +118,7 @@ def expose(paths: list[str]) -> None:
     that others may pass through, and only `paths` are bound back inside it, so the rest of it
     stays out of sight."""
     wanted = {}
-    for path in _outermost(paths):
+    for path in outermost(paths):
         closed = _closed_ancestor(path)
         if closed is not None and os.path.isdir(path):
             wanted[path] = (closed, os.open(path, os.O_RDONLY | os.O_DIRECTORY))

@@ -42,9 +42,11 @@ from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_name, held_back_sources
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.nbgrader_cli import LAUNCH, Nbgrader
+from agentlab_magics.grading.jail import outermost
 from agentlab_magics.grading.output import NOTICE
-from agentlab_magics.grading.sandbox import detect, instructor_paths
-from tests.security.forgeries import FORGE_CHANNEL, LAB_MODULE_CLASS, RESTORING_EXACT
+from agentlab_magics.grading.sandbox import detect, instructor_paths, interpreter_paths
+from tests.security.forgeries import (
+    FORGE_CHANNEL, LAB_MODULE_CLASS, LYING_CODE_FILE_NAME, LYING_FILE_NAME, RESTORING_EXACT)
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -628,6 +630,9 @@ ATTACKS: dict[str, Attack] = {
     "z3_restoring_exact": Attack(lab_tail=RESTORING_EXACT),
     "z3_lab_module_class": Attack(lab_tail=LAB_MODULE_CLASS),
     "z3_zmq_amplify": Attack(cells=[ZMQ_AMPLIFY]),
+    # str subclasses as file names, compared inside the checker's trusted window (forgeries.py)
+    "z4_lying_file_name": Attack(lab_tail=LYING_FILE_NAME),
+    "z4_lying_code_file_name": Attack(lab_tail=LYING_CODE_FILE_NAME),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant
@@ -832,10 +837,14 @@ def graded(tmp_path_factory) -> Round:
     hashes_before.update(_hashes(course / "submitted"))
 
     report = folder / "left-over.json"
+    # the round's folder, and the interpreter's folders where they lie in a temporary folder
+    # (a checkout under /tmp): private_tmp.py binds them back in its private /tmp
+    kept = [arg for path in outermost([str(folder), *interpreter_paths()])
+            if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
     try:
         done = subprocess.run(
             ["unshare", "--mount", "--propagation", "private", sys.executable,
-             str(HERE / "private_tmp.py"), "--keep", str(folder), "--report", str(report),
+             str(HERE / "private_tmp.py"), *kept, "--report", str(report),
              "--", sys.executable, "-c", LAUNCH, "autograde", LAB],
             cwd=course, env=nbgrader.environment(), capture_output=True, text=True,
             stdin=subprocess.DEVNULL, timeout=600)
@@ -862,7 +871,24 @@ def graded(tmp_path_factory) -> Round:
 # An attack that is found to work is added to these with the grader file and line
 # it goes through, and its tests are marked xfail(strict=True) until the hole is closed.
 
-SCORE_WORKS: dict[str, str] = {}
+_TRUSTED_WINDOW = (
+    "In the scoring process's test child (checking/isolated.py _child), the lab cell's own code "
+    "runs inside guard.install's trusted() window, where the audit hook returns at once; it walks "
+    "sys._getframe() up to _child and calls its `send` with every test passed, then os._exit(0). ")
+SCORE_WORKS: dict[str, str] = {
+    "z4_lying_file_name": _TRUSTED_WINDOW + (
+        "The cell rebinds __file__ to a str subclass and raises: student.run_module passes "
+        "module.__file__ to student_line inside `with trusted()`, and `co_filename == filename` "
+        "dispatches to the subclass's __eq__ (isolated._judge does the same with "
+        "getattr(module, '__file__')). Fix: pass the loader's home, an exact str, and compare "
+        "only exact strs inside trusted()."),
+    "z4_lying_code_file_name": _TRUSTED_WINDOW + (
+        "compile() keeps a str subclass as co_filename; the cell raises the answer event "
+        "itself (sys.audit('agentlab.answer', 'chat')) from such code, and guard._called_from "
+        "compares `frame.f_code.co_filename != filename` with opened[0] raised, running the "
+        "subclass's __ne__ with the guard open. Fix: check type(co_filename) is str before "
+        "comparing, and never run a comparison on student objects while the guard is open."),
+}
 BREACH_WORKS: dict[str, str] = {}
 HELD_BACK_WORKS: dict[str, str] = {}
 PAGE_WORKS: dict[str, str] = {}

@@ -13,11 +13,13 @@ import pytest
 
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
-    FORGE_CHANNEL, HANDMADE_CODE, LAB_MODULE_CLASS, RESTORING_EXACT)
+    FORGE_CHANNEL, FORGE_CHANNEL_AT, HANDMADE_CODE, LAB_MODULE_CLASS, LYING_CODE_FILE_NAME,
+    LYING_FILE_NAME, LYING_FSPATH, RESTORING_EXACT)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
 SIGNATURE = SIGNATURE[:SIGNATURE.index("\n") + 1]
+STARTER = find_lab("lesson5").starter  # error_message, context_for_model and run_agent unwritten
 
 
 def loop_doing(body: str) -> str:
@@ -70,9 +72,62 @@ ATTACKS = {
     "the checker killed through a pidfd": (
         "import os, signal\n"
         "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)\n" + REFERENCE),
+    # The starter, its three gaps filled with the course's own answers wrapped in
+    # functools.partial: not a FunctionType, so neither _owns_its_names nor StudentModule's
+    # wrapper looks at it, and no frame of the student's file is on the stack when it announces.
+    "the course's answers behind functools.partial": STARTER + (
+        "import functools as _functools\nfrom agentlab_magics.reference import loops as _loops\n"
+        "error_message = _functools.partial(_loops._stopped)\n"
+        "context_for_model = _functools.partial(_loops._sendable)\n"
+        "run_agent = _functools.partial(_loops.reference)\n"),
+    "a lying __file__, read while loading": STARTER + LYING_FILE_NAME,
+    "a lying __file__, read while judging a test": STARTER + LYING_FILE_NAME.replace(
+        "if _CHECKED:\n    __file__", "def error_message(text):\n    global __file__\n    __file__"),
+    "a lying code file name, read by the answer check": STARTER + LYING_CODE_FILE_NAME,
+    "the outcomes forged through /proc opened at a directory": STARTER + FORGE_CHANNEL_AT,
+    "the outcomes forged through a path that lies about itself": STARTER + LYING_FSPATH,
 }
+_TRUSTED_WINDOW = (
+    "Code the student wrote runs inside guard.install's trusted() window, where the hook "
+    "returns at once: it reads frames up to isolated._child and calls `send` with every test "
+    "passed. ")
 # Attacks that work today (their test is a strict xfail), each with the hole it goes through.
-WORKS: dict[str, str] = {}
+WORKS: dict[str, str] = {
+    "the course's answers behind functools.partial": (
+        "isolated._owns_its_names only inspects values that are types.FunctionType, and "
+        "student.StudentModule.__getattr__ wraps only those (so no snapshot look either); a "
+        "functools.partial (or any callable object) of loops.reference/_stopped/_sendable passes "
+        "both, and guard._called_from finds no frame of the student's file on the stack when "
+        "announce() fires (test -> kit.agent -> partial -> loops.reference). Fix: require each "
+        "lab name to be an exact FunctionType compiled from home (refuse anything else), and/or "
+        "refuse an announced answer during a lab's check whatever the stack holds."),
+    "a lying __file__, read while loading": _TRUSTED_WINDOW + (
+        "student.run_module passes module.__file__ (rebindable by the student to a str "
+        "subclass) to student.student_line, whose `co_filename == filename` calls the "
+        "subclass's __eq__ inside `with trusted()`. Fix: compare with the loader's own home "
+        "string, exact str, and do no comparison that can dispatch to student types (check "
+        "type(x) is str first) inside trusted()."),
+    "a lying __file__, read while judging a test": _TRUSTED_WINDOW + (
+        "isolated._judge takes `filename = getattr(module, '__file__')` (rebound by the "
+        "student's function) and calls student_line(exc, filename) inside trusted(). Fix: "
+        "pass loader.home, an exact str, never the module's attribute."),
+    "a lying code file name, read by the answer check": _TRUSTED_WINDOW + (
+        "compile() keeps a str subclass as co_filename; guard.install's _called_from walks "
+        "frames comparing `frame.f_code.co_filename != filename` with opened[0] raised, so the "
+        "subclass's __ne__ runs with the guard open; any code can raise the answer event with "
+        "a lab name (sys.audit). Fix: compare `filename != co_filename` with an exact-str "
+        "check first (type(co) is str and co == home), or refuse compile() with a non-str "
+        "filename; never run a comparison on student objects while opened."),
+    "the outcomes forged through /proc opened at a directory": (
+        "guard._under_proc resolves a relative path with os.path.realpath against the working "
+        "folder, ignoring dir_fd: os.open('proc/self/mem', O_RDWR, dir_fd=os.open('/')) "
+        "passes, then FORGE_CHANNEL writes the shared channel through /proc/self/mem (the "
+        "local checker has /proc mounted). Fix: refuse os.open with a dir_fd and a relative "
+        "path (the 'open' event does not carry dir_fd, so refuse dir_fd use by replacing "
+        "os.open/os.stat... or refuse any relative path whose target cannot be resolved), or "
+        "better make the channel unreachable (e.g. a pipe read by the parent, or seal /proc "
+        "with a mount namespace locally too)."),
+}
 
 
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
@@ -151,3 +206,63 @@ def test_lesson1s_starter_with_a_patch_never_passes(tmp_path, name):
     report = json.loads(done.stdout)
     assert done.returncode == 1
     assert not any(o["outcome"] == "passed" for o in report["outcomes"]), report
+
+
+ADMISSION_WORKS = {
+    "the visible cases emptied in place": (
+        "guard.Snapshot compares module entries by identity: bounded.admission.VISIBLE_CASES "
+        "(imported by labtests.ch03_a) is a list, cleared in place by the student's first call, "
+        "so test_the_visible_cases iterates one row and passes a constant answer. Fix: make "
+        "the case tables tuples of tuples (frozen data), or have the tests deep-copy them at "
+        "import time in the caller's process."),
+    "an exception whose sentence patches exact": (
+        "labtests.admission.wrong_rows formats the student's exception (f'{exc}') inside the "
+        "test, after the wrapper's look: the student's __str__ swaps that module's `exact` for "
+        "a fake that returns True and puts the real one back, so neither the next look nor "
+        "the end-of-test snapshot sees it. Every row passes with a function that only raises. "
+        "Fix: never call str() (or repr) on student objects in tests: describe an exception by "
+        "its exact type name only, or call it through the same look (a guarded describe)."),
+    "the admission rule behind functools.partial": (
+        "isolated._owns_its_names checks only FunctionType values; a functools.partial of "
+        "bounded.admission.decide_admission is called by the test (wrong_rows) with no frame "
+        "of the student's file on the stack, so guard._called_from lets the announcement by."),
+}
+ADMISSION_ATTACKS = {
+    "the visible cases emptied in place": (
+        "from agentlab_magics.bounded.admission import VISIBLE_CASES as _cases\n"
+        "def decide_admission(case):\n    _cases.clear()\n    return 'CALL'\n"),
+    "an exception whose sentence patches exact": (
+        "import sys as _sys\n\n"
+        "class _Described(Exception):\n"
+        "    def __str__(self):\n"
+        "        _module = _sys.modules['agentlab_magics.course.labtests.admission']\n"
+        "        _real = vars(_module)['exact']\n"
+        "        def _fake(*args, **kwargs):\n"
+        "            _module.exact = _real\n"
+        "            return True\n"
+        "        _module.exact = _fake\n"
+        "        return 'described'\n\n"
+        "def decide_admission(case):\n    raise _Described()\n"),
+    "the admission rule behind functools.partial": (
+        "import functools as _functools\n"
+        "from agentlab_magics.bounded import admission as _admission\n"
+        "decide_admission = _functools.partial(_admission.decide_admission)\n"),
+}
+# Which test each must not pass: the visible-cases test for the one that empties its table.
+ADMISSION_TARGET = {"the visible cases emptied in place": "test_the_visible_cases"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=ADMISSION_WORKS[name]))
+    if name in ADMISSION_WORKS else name for name in ADMISSION_ATTACKS])
+def test_an_admission_attack_earns_nothing(tmp_path, name):
+    path = tmp_path / "admission.py"
+    path.write_text(ADMISSION_ATTACKS[name], encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "ch03-a",
+                           "--harness", str(path), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    report = json.loads(done.stdout)
+    target = ADMISSION_TARGET.get(name)
+    passed = [o["name"] for o in report["outcomes"] if o["outcome"] == "passed"]
+    assert done.returncode == 1
+    assert (target not in passed) if target else not passed, report

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agentlab_magics.grading.sandbox import Sandbox, checkout_paths, detect
+from agentlab_magics.grading.sandbox import Sandbox, checkout_paths, detect, interpreter_paths
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,8 +147,9 @@ def test_a_folder_the_interpreter_needs_inside_tmp_is_bound_back_read_only(tmp_p
     code = (f"import json, os\nprint(json.dumps([os.path.exists({str(kept / 'module.py')!r}), "
             f"os.path.exists({str(beside / 'answer.txt')!r}), "
             f"os.access({str(kept)!r}, os.W_OK)]))")
+    exposed = [arg for path in [*interpreter_paths(), str(kept)] for arg in ("--expose", path)]
     jail = [sys.executable, "-P", "-m", "agentlab_magics.grading.jail", "--scratch", str(scratch),
-            "--expose", str(kept), "--", sys.executable, "-c", code]
+            *exposed, "--", sys.executable, "-c", code]
     try:
         done = subprocess.run(["unshare", "--mount", "--fork", *jail], cwd=scratch,
                               capture_output=True, text=True, timeout=60)
