@@ -5,8 +5,8 @@ money already charged plus the next attempt's estimate would exceed the budget. 
 budget exactly is allowed. The same rule serves the loop (``decide_admission``) and the
 variable-cost transfer task (``transfer_check``); only the vocabulary differs.
 
-The case tables are data, importable by checkers: ``VISIBLE_CASES`` and ``TRANSFER_CASES``
-are the ones the learner sees. The boundary cases held back for grading are the instructor's,
+The case tables are data, importable by checkers, and tuples, so no code under test can empty
+them: ``VISIBLE_CASES`` and ``TRANSFER_CASES`` are the ones the learner sees. The boundary cases held back for grading are the instructor's,
 in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here. The rule is
 the answer of labs ch03-a and ch03-a-transfer, and says so when it runs
 (agentlab_magics.answers): a harness that calls it instead of writing its own earns nothing.
@@ -61,7 +61,7 @@ def transfer_check(state: dict[str, Any]) -> str:
 
 
 # (case, expected) rows for decide_admission, exactly as the learner sees them.
-VISIBLE_CASES = [
+VISIBLE_CASES = (
     ({"used_calls": 0, "max_calls": 3, "spent": 0, "next_cost": 2, "budget": 6}, "CALL"),
     (
         {"used_calls": 3, "max_calls": 3, "spent": 0, "next_cost": 0, "budget": 6},
@@ -72,10 +72,10 @@ VISIBLE_CASES = [
         "MODEL_COST_LIMIT",
     ),
     ({"used_calls": 1, "max_calls": 3, "spent": 4, "next_cost": 2, "budget": 6}, "CALL"),
-]
+)
 
 # (label, positional arguments, expected) rows for transfer_check, exactly as the learner sees them.
-TRANSFER_CASES = [
+TRANSFER_CASES = (
     ("exact fit", [{"calls": 1, "max_calls": 3, "spent": 4, "next_cost": 3, "budget": 7}], "CALL"),
     (
         "next attempt too costly",
@@ -92,4 +92,4 @@ TRANSFER_CASES = [
         [{"calls": 0, "max_calls": 0, "spent": 0, "next_cost": 0, "budget": 0}],
         "CALL_LIMIT",
     ),
-]
+)

@@ -67,6 +67,8 @@ def _what(event: str, args: tuple) -> str | None:
         return f"import {args[0]}"
     if event == "open" and args and _under_proc(args[0]):
         return "opening a file under /proc"
+    if event == "open" and args and type(args[0]) in (str, bytes) and os.path.isdir(args[0]):
+        return "opening a folder"  # a folder's descriptor opens what lies below it unchecked
     if event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRIBUTES:
         return f"reading {args[1]}"
     if event == "object.__setattr__" and len(args) > 1 and args[1] in CODE_ATTRIBUTES:
@@ -88,13 +90,13 @@ def _under_proc(path: object) -> bool:
     return real == RAW_MEMORY or real.startswith(RAW_MEMORY + "/")
 
 
-def install(home: str | None = None, answers: tuple[str, ...] = ()
+def install(answers: tuple[str, ...] = ()
             ) -> tuple[Callable[[], list[str]], Callable[[], ContextManager[None]]]:
-    """Refuse the operations above from now on in this process, and any course function that
-    announces itself as the answer to one of `answers` (agentlab_magics.answers) while code
-    compiled from the file `home` is among its callers. Returns `refusals()`, the operations
-    refused so far, and `trusted()`, a context in which the checker's own code may read frames
-    (it must call no student code inside). Call only in a throwaway process."""
+    """Refuse the operations above from now on in this process, and any call of a course
+    function that announces itself as the answer to one of `answers` (agentlab_magics.answers),
+    whoever calls it. Returns `refusals()`, the operations refused so far, and `trusted()`, a
+    context in which the checker's own code may read frames (it must call no student code
+    inside). Call only in a throwaway process."""
     refused: list[str] = []
     opened = [0]
 
@@ -102,24 +104,13 @@ def install(home: str | None = None, answers: tuple[str, ...] = ()
         if event in HARMLESS or opened[0]:
             return
         what = _what(event, args)
-        if event == ANSWER and set(args) & set(answers) and _called_from(home):
+        if event == ANSWER and set(args) & set(answers):
             named = "/".join(name for name in args if name in answers)
             what = f"calling the course's own {named} instead of writing it"
         if what is not None:
             if len(refused) < 100:
                 refused.append(what)
             raise Refused(f"The checker does not allow {what}.")
-
-    def _called_from(filename: str | None) -> bool:
-        """Whether code compiled from `filename` is on the stack (read with the guard open)."""
-        opened[0] += 1
-        try:
-            frame = sys._getframe(2)
-            while frame is not None and frame.f_code.co_filename != filename:
-                frame = frame.f_back
-            return frame is not None
-        finally:
-            opened[0] -= 1
 
     @contextmanager
     def trusted() -> Iterator[None]:

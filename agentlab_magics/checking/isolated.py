@@ -30,7 +30,7 @@ from agentlab_magics.checking import guard
 from agentlab_magics.checking.deadline import TimedOut, deadline
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.student import (
-    CodeProblem, NotWrittenYet, StudentModule, at_line, exception_text, student_line)
+    CodeProblem, NotWrittenYet, StudentModule, at_line, exception_text, same_name, student_line)
 from agentlab_magics.course import Lab
 
 TEXT_CAP = 2_000          # characters of one message or string in a report
@@ -309,7 +309,8 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
         _set_apart(bell)
         output = CappedText()
         sys.stdout = sys.stderr = output
-        refusals, trusted = guard.install(getattr(loader, "home", None), lab.names)
+        home = getattr(loader, "home", None)
+        refusals, trusted = guard.install(lab.names)
         snapshot, tampered = guard.Snapshot(guard.course_modules()), []
 
         def look() -> None:
@@ -321,11 +322,11 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
 
         send({"event": "load"})
         module = _load(loader, trusted, timeout, send)
-        if module is not None and not _owns_its_names(lab, module, send):
+        if module is not None and not _owns_its_names(lab, module, home, send):
             module = None
         for k, test in enumerate(tests if module is not None else []):
             send({"event": "start", "k": k})
-            event = _run_test(test, StudentModule(module, lab.purposes, look), timeout,
+            event = _run_test(test, StudentModule(module, lab.purposes, look), home, timeout,
                               (refusals, trusted), output)
             send({"event": "done", "k": k, **event})
             changed = tampered[0] if tampered else snapshot.changed()
@@ -374,23 +375,31 @@ def _load(loader: Callable[[Callable], types.ModuleType], trusted: Callable, tim
     return None
 
 
-def _owns_its_names(lab: Lab, module: types.ModuleType, send: Callable[[dict], None]) -> bool:
-    """Each function the lab asks for must be written in the student's own file or cell, not
-    imported from the course's package or made from text found elsewhere."""
-    home = getattr(module, "__file__", None)
-    if not getattr(module, "__source__", None) or not home:
+def _owns_its_names(lab: Lab, module: types.ModuleType, home: str | None,
+                    send: Callable[[dict], None]) -> bool:
+    """Each name the lab asks for that the code defines must be a plain function compiled
+    from the student's own file or cell (`home`): not imported from the course's package,
+    made from text found elsewhere, or wrapped (a functools.partial of the course's answer)."""
+    if home is None:  # the names a notebook defined (%check), not a file compiled here
         return True
     for name in lab.names:
         value = vars(module).get(name)
-        if isinstance(value, types.FunctionType) and value.__code__.co_filename != home:
-            send({"event": "problem", "text": (
-                f"{name} is not written in your code: it comes from "
-                f"{cap(value.__code__.co_filename, 200)}. Write {name} yourself.")})
-            return False
+        if value is None:
+            continue
+        if type(value) is not types.FunctionType:
+            where = f"a {type.__dict__['__name__'].__get__(type(value))}, not a function"
+        elif not same_name(value.__code__.co_filename, home):
+            where = "code that is not in your file"
+        else:
+            continue
+        send({"event": "problem", "text": (
+            f"{name} is not written in your code: it is {where}. Write {name} yourself, as a "
+            "def in your file.")})
+        return False
     return True
 
 
-def _run_test(test: Any, harness: StudentModule, timeout: float,
+def _run_test(test: Any, harness: StudentModule, home: str | None, timeout: float,
               guarded: tuple[Callable, Callable], output: CappedText) -> dict:
     """Run one test; its event: outcome, message, kept record, printed output, duration."""
     refusals, trusted = guarded
@@ -405,7 +414,7 @@ def _run_test(test: Any, harness: StudentModule, timeout: float,
             test.function(**fixtures)
         kind, message = "passed", ""
     except BaseException as exc:
-        kind, message = _judge(exc, harness._module, timeout, trusted)
+        kind, message = _judge(exc, harness._module, home, timeout, trusted)
     duration = time.perf_counter() - started
     tried = refusals()[before:]
     if tried:
@@ -416,7 +425,7 @@ def _run_test(test: Any, harness: StudentModule, timeout: float,
             "output": output.take(), "duration": duration}
 
 
-def _judge(exc: BaseException, module: types.ModuleType, timeout: float,
+def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeout: float,
            trusted: Callable) -> tuple[str, str]:
     """What a test's exception means, in a sentence. The student's code may run (its __str__)
     under the time limit, outside the trusted window; the traceback is read inside it."""
@@ -431,10 +440,9 @@ def _judge(exc: BaseException, module: types.ModuleType, timeout: float,
             if isinstance(exc, AssertionError):
                 return "failed", str(exc) or "An assertion failed without saying why."
             text = exception_text(exc)
-        filename = getattr(module, "__file__", None) or "<your cell>"
         source = getattr(module, "__source__", None) or ""
         with trusted():
-            lineno = student_line(exc, filename)
+            lineno = student_line(exc, home) if home is not None else None
         who = "Your code raised" if lineno else "The run stopped on"
         return "error", f"{who} {at_line(text, lineno, source)}"
     except BaseException:

@@ -92,8 +92,8 @@ def run_module(module: types.ModuleType, code: types.CodeType,
     except BaseException as exc:  # student code may raise anything, SystemExit included
         text = exception_text(exc)
         with trusted():
-            lineno = student_line(exc, module.__file__)
-        raise CodeProblem(f"Running {Path(module.__file__).name} raised "
+            lineno = student_line(exc, code.co_filename)
+        raise CodeProblem(f"Running {Path(code.co_filename).name} raised "
                           f"{at_line(text, lineno, module.__source__)}") from None
 
 
@@ -201,13 +201,21 @@ def _lineless_sentence(exc: SyntaxError, source: str, name: str) -> str:
 def student_line(exc: BaseException, filename: str) -> int | None:
     """The deepest line of the student's file in the traceback of `exc`, if it went through it.
 
-    It reads only the traceback's own fields: no source file, no loader, no student code."""
-    lineno, tb = None, exc.__traceback__
+    It reads only the traceback's own fields, through BaseException's own descriptor, and
+    compares file names only when both are exact strings: no source file, no loader, and no
+    student code (an exception's class, or a file name, may be the student's own type)."""
+    lineno, tb = None, BaseException.__dict__["__traceback__"].__get__(exc)
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
+        if same_name(tb.tb_frame.f_code.co_filename, filename):
             lineno = tb.tb_lineno
         tb = tb.tb_next
     return lineno
+
+
+def same_name(name: object, expected: str) -> bool:
+    """Whether `name` is the string `expected`: exact strings only, so no __eq__ of the
+    student's runs (a str subclass of theirs would be asked first)."""
+    return type(name) is str and type(expected) is str and str.__eq__(name, expected)
 
 
 def exception_text(exc: BaseException) -> str:

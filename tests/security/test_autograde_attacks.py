@@ -871,24 +871,7 @@ def graded(tmp_path_factory) -> Round:
 # An attack that is found to work is added to these with the grader file and line
 # it goes through, and its tests are marked xfail(strict=True) until the hole is closed.
 
-_TRUSTED_WINDOW = (
-    "In the scoring process's test child (checking/isolated.py _child), the lab cell's own code "
-    "runs inside guard.install's trusted() window, where the audit hook returns at once; it walks "
-    "sys._getframe() up to _child and calls its `send` with every test passed, then os._exit(0). ")
-SCORE_WORKS: dict[str, str] = {
-    "z4_lying_file_name": _TRUSTED_WINDOW + (
-        "The cell rebinds __file__ to a str subclass and raises: student.run_module passes "
-        "module.__file__ to student_line inside `with trusted()`, and `co_filename == filename` "
-        "dispatches to the subclass's __eq__ (isolated._judge does the same with "
-        "getattr(module, '__file__')). Fix: pass the loader's home, an exact str, and compare "
-        "only exact strs inside trusted()."),
-    "z4_lying_code_file_name": _TRUSTED_WINDOW + (
-        "compile() keeps a str subclass as co_filename; the cell raises the answer event "
-        "itself (sys.audit('agentlab.answer', 'chat')) from such code, and guard._called_from "
-        "compares `frame.f_code.co_filename != filename` with opened[0] raised, running the "
-        "subclass's __ne__ with the guard open. Fix: check type(co_filename) is str before "
-        "comparing, and never run a comparison on student objects while the guard is open."),
-}
+SCORE_WORKS: dict[str, str] = {}
 BREACH_WORKS: dict[str, str] = {}
 HELD_BACK_WORKS: dict[str, str] = {}
 PAGE_WORKS: dict[str, str] = {}

@@ -87,47 +87,8 @@ ATTACKS = {
     "the outcomes forged through /proc opened at a directory": STARTER + FORGE_CHANNEL_AT,
     "the outcomes forged through a path that lies about itself": STARTER + LYING_FSPATH,
 }
-_TRUSTED_WINDOW = (
-    "Code the student wrote runs inside guard.install's trusted() window, where the hook "
-    "returns at once: it reads frames up to isolated._child and calls `send` with every test "
-    "passed. ")
 # Attacks that work today (their test is a strict xfail), each with the hole it goes through.
-WORKS: dict[str, str] = {
-    "the course's answers behind functools.partial": (
-        "isolated._owns_its_names only inspects values that are types.FunctionType, and "
-        "student.StudentModule.__getattr__ wraps only those (so no snapshot look either); a "
-        "functools.partial (or any callable object) of loops.reference/_stopped/_sendable passes "
-        "both, and guard._called_from finds no frame of the student's file on the stack when "
-        "announce() fires (test -> kit.agent -> partial -> loops.reference). Fix: require each "
-        "lab name to be an exact FunctionType compiled from home (refuse anything else), and/or "
-        "refuse an announced answer during a lab's check whatever the stack holds."),
-    "a lying __file__, read while loading": _TRUSTED_WINDOW + (
-        "student.run_module passes module.__file__ (rebindable by the student to a str "
-        "subclass) to student.student_line, whose `co_filename == filename` calls the "
-        "subclass's __eq__ inside `with trusted()`. Fix: compare with the loader's own home "
-        "string, exact str, and do no comparison that can dispatch to student types (check "
-        "type(x) is str first) inside trusted()."),
-    "a lying __file__, read while judging a test": _TRUSTED_WINDOW + (
-        "isolated._judge takes `filename = getattr(module, '__file__')` (rebound by the "
-        "student's function) and calls student_line(exc, filename) inside trusted(). Fix: "
-        "pass loader.home, an exact str, never the module's attribute."),
-    "a lying code file name, read by the answer check": _TRUSTED_WINDOW + (
-        "compile() keeps a str subclass as co_filename; guard.install's _called_from walks "
-        "frames comparing `frame.f_code.co_filename != filename` with opened[0] raised, so the "
-        "subclass's __ne__ runs with the guard open; any code can raise the answer event with "
-        "a lab name (sys.audit). Fix: compare `filename != co_filename` with an exact-str "
-        "check first (type(co) is str and co == home), or refuse compile() with a non-str "
-        "filename; never run a comparison on student objects while opened."),
-    "the outcomes forged through /proc opened at a directory": (
-        "guard._under_proc resolves a relative path with os.path.realpath against the working "
-        "folder, ignoring dir_fd: os.open('proc/self/mem', O_RDWR, dir_fd=os.open('/')) "
-        "passes, then FORGE_CHANNEL writes the shared channel through /proc/self/mem (the "
-        "local checker has /proc mounted). Fix: refuse os.open with a dir_fd and a relative "
-        "path (the 'open' event does not carry dir_fd, so refuse dir_fd use by replacing "
-        "os.open/os.stat... or refuse any relative path whose target cannot be resolved), or "
-        "better make the channel unreachable (e.g. a pipe read by the parent, or seal /proc "
-        "with a mount namespace locally too)."),
-}
+WORKS: dict[str, str] = {}
 
 
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
@@ -208,25 +169,7 @@ def test_lesson1s_starter_with_a_patch_never_passes(tmp_path, name):
     assert not any(o["outcome"] == "passed" for o in report["outcomes"]), report
 
 
-ADMISSION_WORKS = {
-    "the visible cases emptied in place": (
-        "guard.Snapshot compares module entries by identity: bounded.admission.VISIBLE_CASES "
-        "(imported by labtests.ch03_a) is a list, cleared in place by the student's first call, "
-        "so test_the_visible_cases iterates one row and passes a constant answer. Fix: make "
-        "the case tables tuples of tuples (frozen data), or have the tests deep-copy them at "
-        "import time in the caller's process."),
-    "an exception whose sentence patches exact": (
-        "labtests.admission.wrong_rows formats the student's exception (f'{exc}') inside the "
-        "test, after the wrapper's look: the student's __str__ swaps that module's `exact` for "
-        "a fake that returns True and puts the real one back, so neither the next look nor "
-        "the end-of-test snapshot sees it. Every row passes with a function that only raises. "
-        "Fix: never call str() (or repr) on student objects in tests: describe an exception by "
-        "its exact type name only, or call it through the same look (a guarded describe)."),
-    "the admission rule behind functools.partial": (
-        "isolated._owns_its_names checks only FunctionType values; a functools.partial of "
-        "bounded.admission.decide_admission is called by the test (wrong_rows) with no frame "
-        "of the student's file on the stack, so guard._called_from lets the announcement by."),
-}
+ADMISSION_WORKS: dict[str, str] = {}
 ADMISSION_ATTACKS = {
     "the visible cases emptied in place": (
         "from agentlab_magics.bounded.admission import VISIBLE_CASES as _cases\n"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-from typing import Callable
+from typing import Callable, Sequence
 
-from agentlab_magics.course.labtests.kit import exact
+from agentlab_magics.course.labtests.kit import exact, told
 
 
-def wrong_rows(name: str, function: Callable, rows: list[tuple[dict, str]],
+def wrong_rows(name: str, function: Callable, rows: Sequence[tuple[dict, str]],
                answers: tuple[str, ...]) -> list[str]:
     """A sentence for each row the function gets wrong or changes; [] when all are right.
 
@@ -22,7 +22,7 @@ def wrong_rows(name: str, function: Callable, rows: list[tuple[dict, str]],
         try:
             observed = function(supplied)
         except Exception as exc:
-            observed = f"an exception ({type(exc).__name__}: {exc})"
+            observed = f"an exception ({told(exc)})"
         if not exact(observed, expected, f"what {name} returned", should):
             problems.append(f"for {case} it returned {observed!r}, expected {expected!r}")
         elif not exact(supplied, case, f"the case {name} was given",

@@ -27,6 +27,20 @@ PLAIN_DATA = ("build it from plain dicts, lists, strings, numbers, True, False a
 _ABSENT = object()  # no expected value stands at this place
 
 
+def message_of(exc: BaseException) -> str:
+    """What an exception says, from its arguments that are plain strings: read without
+    running any code of the student's (its str, repr and class are theirs to define, and a
+    test must not run their code between their function's return and its own judgement)."""
+    args = BaseException.__dict__["args"].__get__(exc)
+    return " ".join(arg for arg in args if type(arg) is str)
+
+
+def told(exc: BaseException) -> str:
+    """'Type: message' for an exception, read as `message_of` reads it."""
+    name, message = type.__dict__["__name__"].__get__(type(exc)), message_of(exc)
+    return f"{name}: {message}" if message else name
+
+
 def exact(actual: Any, expected: Any, what: str, should: str = PLAIN_DATA) -> bool:
     """Whether `actual` equals `expected` with the very same type at every depth: "1" is not 1,
     1 is not True, a list is not a tuple, and a dict subclass is not a dict.

@@ -1,7 +1,8 @@
 """Lesson 4, one call in, one result out: checked arguments, and run_tool, which never raises."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, plain, run, said
+from agentlab_magics.course.labtests.kit import (
+    exact, failing_tool, files_tool, message_of, plain, run, said, told)
 
 FILES = {"config.py": "PORT = 9090\n", "notes.txt": "Ask Ada about the port.\n"}
 
@@ -24,21 +25,22 @@ def did(name, exc, value):
     """"raised ValueError('…')" or "gave '…'", for a failure message: what `name` returned is
     shown only once proven plain, and an exception by its type and message."""
     if exc is not None:
-        return f"raised {type(exc).__name__}({str(exc)!r})"
+        return f"raised {told(exc)!r}"
     return f"gave {plain(value, f'what {name} returned')!r}"
 
 
 def refused(exc, message):
-    """Whether `exc` is a ValueError whose message is exactly `message`."""
-    return issubclass(type(exc), ValueError) and exact(str(exc), message,
-                                                       "the message of the ValueError raised")
+    """Whether `exc` is a ValueError, exactly, whose message is exactly `message` (a subclass
+    could say anything when the model reads it)."""
+    return type(exc) is ValueError and exact(message_of(exc), message,
+                                              "the message of the ValueError raised")
 
 
 def safe_run_tool(harness, tools, call):
     """The result run_tool gives for `call`; a plain failure if run_tool raises instead."""
     exc, result = raised(harness.run_tool, tools, call)
     assert exc is None, (
-        f"run_tool raised {type(exc).__name__}: {exc} for a call to {call['name']}; it must "
+        f"run_tool raised {told(exc)} for a call to {call['name']}; it must "
         "never raise, but return a result with is_error True, so the model can read what "
         "went wrong and every call still gets its answer.")
     return plain(result, "what run_tool returned")

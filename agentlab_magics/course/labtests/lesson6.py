@@ -1,7 +1,7 @@
 """Lesson 6, the firehose: budgets of whole lines and bytes, and tools that say where they stop."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import exact, plain, run, said
+from agentlab_magics.course.labtests.kit import exact, message_of, plain, run, said, told
 
 BIG_LOG_NOTICE = "[Showing lines 1-1785 of 5000. Use offset=1786 to continue.]"
 
@@ -40,7 +40,7 @@ def model_sees(tool, arguments):
     try:
         content, failed = tool["execute"](arguments), False
     except Exception as exc:
-        content, failed = str(exc), True
+        content, failed = message_of(exc), True
     what = "the message the tool raised" if failed else "what the tool returned"
     return plain(content, what), failed
 
@@ -337,7 +337,7 @@ def test_bash_tool_failing_command_is_an_ordinary_result(harness):
         content = tool["execute"]({"command": "grep PORT x.py"})
     except Exception as exc:
         raise AssertionError(
-            f"The bash tool raised {type(exc).__name__}: {exc} for a command that exited 2; "
+            f"The bash tool raised {told(exc)} for a command that exited 2; "
             "expected it to return the output and the exit-code line: the command ran, and "
             "its exit code is part of what happened.") from None
     plain(content, "what the bash tool returned")

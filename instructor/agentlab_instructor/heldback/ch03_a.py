@@ -4,7 +4,7 @@ from agentlab_magics.course.labtests.ch03_a import check
 
 # Boundary cases in the shape of agentlab_magics.bounded.admission.VISIBLE_CASES; each
 # expectation was worked by hand.
-INSTRUCTOR_ADMISSION_CASES = [
+INSTRUCTOR_ADMISSION_CASES = (
     ({"used_calls": 2, "max_calls": 5, "spent": 6, "next_cost": 4, "budget": 10}, "CALL"),
     (
         {"used_calls": 2, "max_calls": 5, "spent": 7, "next_cost": 4, "budget": 10},
@@ -24,7 +24,7 @@ INSTRUCTOR_ADMISSION_CASES = [
         "MODEL_CALL_LIMIT",
     ),
     ({"used_calls": 4, "max_calls": 5, "spent": 9, "next_cost": 0, "budget": 9}, "CALL"),
-]
+)
 
 
 def test_the_held_back_cases(harness):

@@ -5,7 +5,7 @@ from agentlab_magics.course.labtests.ch03_a_transfer import check, rows
 
 # Boundary cases in the shape of agentlab_magics.bounded.admission.TRANSFER_CASES; the
 # estimate varies between rows.
-INSTRUCTOR_TRANSFER_CASES = [
+INSTRUCTOR_TRANSFER_CASES = (
     (
         "large estimate lands exactly on the budget",
         [{"calls": 2, "max_calls": 6, "spent": 11, "next_cost": 9, "budget": 20}],
@@ -41,7 +41,7 @@ INSTRUCTOR_TRANSFER_CASES = [
         [{"calls": 4, "max_calls": 5, "spent": 25, "next_cost": 5, "budget": 30}],
         "CALL",
     ),
-]
+)
 
 
 def test_the_held_back_cases(harness):
