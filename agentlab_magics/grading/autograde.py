@@ -223,9 +223,7 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
         return []
     order = sorted(range(len(calls)), key=lambda k: calls[k].held_back)
     jobs = [{"lab": calls[k].lab, "source": answers[calls[k].lab],
-             "held_back": calls[k].held_back,
-             "tests": group_tests(calls[k].lab, calls[k].group, held_back=calls[k].held_back)}
-            for k in order]
+             "held_back": calls[k].held_back, "tests": _tests_of(calls[k])} for k in order]
     request = {"jobs": jobs,
                "held_back": held_back_sources() if any(c.held_back for c in calls) else {}}
     limit = 30 + sum(len(job["tests"]) + 1 for job in jobs) * (TIMEOUT + GRACE + 0.5)
@@ -247,6 +245,23 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
     for k, line in zip(order, lines + [""] * len(calls)):
         reports[k] = _private(_parsed(line, calls[k], why), calls[k])
     return reports
+
+
+class HeldBackMissing(RuntimeError):
+    """The notebook asks for held-back tests this machine does not have."""
+
+
+def _tests_of(call: GradeCall) -> list[str]:
+    """The names of the tests `call` runs. A notebook calls held-back tests only where its lab
+    has some, so finding none means the grader lacks the instructor package: HeldBackMissing,
+    which nbgrader reports for the submission, rather than a score of 0 nobody explains."""
+    names = group_tests(call.lab, call.group, held_back=call.held_back)
+    if call.held_back and not names:
+        raise HeldBackMissing(
+            f"The held-back tests of {call.lab} are not installed where this notebook is "
+            "graded: install the instructor package (pip install ./instructor) on the grading "
+            "machine, then autograde again.")
+    return names
 
 
 def _parsed(line: str, call: GradeCall, why: str) -> CheckReport:

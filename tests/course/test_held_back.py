@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from agentlab_magics.course import labs
 from agentlab_magics.course.heldback import held_back_module, held_back_name, held_back_sources
 
@@ -39,3 +41,12 @@ def test_every_held_back_module_imports_from_its_text_alone_and_is_gone_after():
                            if key.startswith("test_") and inspect.isfunction(value)]
                     for name, module in MODULES.items()}
     assert left == []
+
+
+def test_a_grader_without_the_held_back_tests_says_so_instead_of_scoring_zero(monkeypatch):
+    from agentlab_magics.grading import autograde
+    from agentlab_magics.grading.cells import GradeCall
+
+    monkeypatch.setattr(autograde, "group_tests", lambda lab, group, held_back: [])
+    with pytest.raises(autograde.HeldBackMissing, match="install the instructor package"):
+        autograde.score_jobs([GradeCall("lesson1", "messages", True)], {"lesson1": ""}, [])

@@ -837,9 +837,9 @@ def graded(tmp_path_factory) -> Round:
     hashes_before.update(_hashes(course / "submitted"))
 
     report = folder / "left-over.json"
-    # the round's folder, and the interpreter's folders where they lie in a temporary folder
-    # (a checkout under /tmp): private_tmp.py binds them back in its private /tmp
-    kept = [arg for path in outermost([str(folder), *interpreter_paths()])
+    # the round's folder, and the interpreter's and the instructor package's folders where
+    # they lie in a temporary folder (a checkout under /tmp): private_tmp.py binds them back
+    kept = [arg for path in outermost([str(folder), *interpreter_paths(), *instructor_paths()])
             if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
     try:
         done = subprocess.run(

@@ -157,3 +157,4 @@ def test_a_folder_the_interpreter_needs_inside_tmp_is_bound_back_read_only(tmp_p
         sandbox.clean()
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == [True, False, False]
+

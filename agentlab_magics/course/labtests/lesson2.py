@@ -68,12 +68,17 @@ def test_every_call_tool_calls_lists_can_be_answered(harness):
         "'U A[c1,c2] R(c1) R(c2)': every call listed once, in the order the reply made them.")
 
 
+def specs_of(tools):
+    """What tool_specs should give: each tool's name, description and parameters, in order."""
+    return [{"name": tool["name"], "description": tool["description"],
+             "parameters": tool["parameters"]} for tool in tools]
+
+
 def test_tool_specs_are_name_description_and_parameters(harness):
     """tool_specs describes each tool, in order, by its name, description and parameters only."""
     tools = two_tools()
     specs = harness.tool_specs(tools)
-    expected = [{"name": tool["name"], "description": tool["description"],
-                 "parameters": tool["parameters"]} for tool in tools]
+    expected = specs_of(tools)
     assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {specs!r}; expected {expected!r}: one dict per tool, in the same "
         "order, holding name, description and parameters and nothing else.")

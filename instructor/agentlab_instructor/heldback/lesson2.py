@@ -4,6 +4,7 @@ import copy
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool
+from agentlab_magics.course.labtests.lesson2 import specs_of
 
 
 def test_tool_calls_keeps_every_call_to_the_same_tool(harness):
@@ -23,8 +24,7 @@ def test_tool_specs_describe_other_tools_in_order(harness):
     tools = [failing_tool("bash", "no shell here"),
              files_tool({"todo.md": "- ship\n"}, name="view"), failing_tool("write", "read-only")]
     specs = harness.tool_specs(tools)
-    expected = [{"name": tool["name"], "description": tool["description"],
-                 "parameters": tool["parameters"]} for tool in tools]
+    expected = specs_of(tools)
     assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {specs!r}; expected {expected!r}: bash, view and write, in that order, "
         "each with its name, description and parameters and nothing else.")
