@@ -120,13 +120,13 @@ def install(answers: tuple[str, ...] = ()
         finally:
             opened[0] -= 1
 
-    _no_threads()
+    _take_away_unaudited()
     _no_cached_bytecode()
     sys.addaudithook(hook)
     return (lambda: list(refused)), trusted
 
 
-def _no_threads() -> None:
+def _take_away_unaudited() -> None:
     """What has no audit event in this Python but reaches beyond the test's own thread of
     work: starting a thread, and signalling another process through a pidfd (the caller, say).
     Take those functions away instead."""

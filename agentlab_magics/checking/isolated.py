@@ -387,7 +387,7 @@ def _owns_its_names(lab: Lab, module: types.ModuleType, home: str | None,
         if value is None:
             continue
         if type(value) is not types.FunctionType:
-            where = f"a {type.__dict__['__name__'].__get__(type(value))}, not a function"
+            where = f"a {_name(value)}, not a function"
         elif not same_name(value.__code__.co_filename, home):
             where = "code that is not in your file"
         else:
@@ -449,5 +449,6 @@ def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeo
         return "error", f"Your code raised {_name(exc)}, which could not even be described."
 
 
-def _name(exc: BaseException) -> str:
-    return type.__dict__["__name__"].__get__(type(exc))
+def _name(value: object) -> str:
+    """The name of `value`'s class, read without running any code of the student's."""
+    return type.__dict__["__name__"].__get__(type(value))

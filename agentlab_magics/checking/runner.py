@@ -104,10 +104,8 @@ def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
         return lambda trusted: harness
 
     def made(trusted: Callable) -> types.ModuleType:
-        if source is not None:
-            module, code = compiled(source, made.home, lab.module)
-        else:
-            module, code = compiled(read_source(harness, lab.module), made.home, lab.module)
+        text = source if source is not None else read_source(harness, lab.module)
+        module, code = compiled(text, made.home, lab.module)
         run_module(module, code, trusted)
         return module
 
@@ -115,5 +113,5 @@ def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
     return made
 
 
-__all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "is_held_back",
-           "lab_tests", "run", "sentence"]
+__all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",
+           "sentence"]

@@ -7,9 +7,10 @@ namespace of its own, with root's powers there). In that mount namespace only, i
 run empty temporary folders of its own, keeps the scratch folder at its place, makes every
 folder the run may write to refuse to execute or map code, hides each `--hide` path under an
 empty unreadable tmpfs, and binds each `--expose` path (the interpreter's folders) back where
-a temporary folder or a closed folder above it (such as /root) had to be covered. Then it sets the resource limits, drops to the
-unprivileged `--uid` (when given), moves into the scratch folder and replaces itself with the
-command, so nothing of the grader is left in the process the submission runs in.
+a temporary folder or a closed folder above it (such as /root) had to be covered. Then it
+sets the resource limits, drops to the unprivileged `--uid` (when given), moves into the
+scratch folder and replaces itself with the command, so nothing of the grader is left in the
+process the submission runs in.
 """
 
 from __future__ import annotations

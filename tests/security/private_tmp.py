@@ -5,8 +5,10 @@ The autograde round of test_autograde_attacks.py runs under this, so that what a
 leaves in the shared temporary folders (a planted file, a disk filled up) reaches only the
 graders started by that round, never another process of this machine. Each `--keep` folder (the
 round's own folder, which lives under /tmp) is bound back at its place with the folders above
-it closed (mode 700), as pytest leaves them. After the command ends, FILE gets a JSON list of
-what is left in the three folders, other than the kept folders: [path, owner uid, size].
+it closed (mode 700), as pytest leaves them. After the command ends, FILE gets a JSON object:
+"left_over", what is left in the three folders other than the kept folders ([path, owner uid,
+size] each), and "max_rss_kib", the largest resident size of any process of the command's
+tree (its own, the kernels', the scoring processes').
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 
@@ -74,7 +77,8 @@ def main(argv: list[str]) -> int:
     _private(keep)
     code = subprocess.run(command).returncode
     with open(args.report, "w", encoding="utf-8") as out:
-        json.dump(_left_over(keep), out)
+        json.dump({"left_over": _left_over(keep),
+                   "max_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}, out)
     return code
 
 
