@@ -61,6 +61,21 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     publish.add_argument("lab", help="a lab id, such as lesson3")
     publish.add_argument("--to", type=Path, metavar="DIR",
                          help="the folder (default: $AGENTLAB_SOLUTIONS)")
+    grade = course_commands.add_parser(
+        "autograde", help="autograde an assignment's submissions in parallel on Dask and "
+                          "merge them into the course's gradebook")
+    grade.add_argument("assignment", help="the assignment, as nbgrader names it (lesson3)")
+    grade.add_argument("--course", type=Path, default=Path("."), metavar="DIR",
+                       help="the course folder, holding nbgrader_config.py (default: .)")
+    grade.add_argument("--students", type=lambda text: [s for s in text.split(",") if s],
+                       metavar="A,B", help="only these students (default: every submission)")
+    grade.add_argument("--workers", type=int, metavar="N",
+                       help="worker processes of the local cluster (default: one per core)")
+    grade.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on the Dask cluster of this scheduler (tcp://HOST:8786) "
+                            "instead of a local one")
+    grade.add_argument("--force", action="store_true",
+                       help="grade again even the submissions that did not change")
     course_commands.add_parser(
         "sandbox", help="say which grading sandbox this machine gives and what it holds back")
     demo = course_commands.add_parser(
@@ -97,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         return _publish_solution(args)
     if args.command == "course" and args.course_command == "demo":
         return _course_demo(args)
+    if args.command == "course" and args.course_command == "autograde":
+        return _course_autograde(args)
     if args.command == "course" and args.course_command == "sandbox":
         from agentlab_magics.grading.sandbox import describe, detect
 
@@ -202,6 +219,35 @@ def _course_check(course: Path, starters: Path) -> int:
         return 1
     print(f"The notebooks in {course / 'source'} and the starters in {starters} are up to date.")
     return 0
+
+
+def _course_autograde(args: argparse.Namespace) -> int:
+    """0 when every submission was graded (or had not changed), 1 when any failed, 2 on a
+    course that cannot be graded, 130 on Ctrl-C (what was merged stays merged)."""
+    from agentlab_magics.course.nbgrader_cli import NbgraderFailed, NbgraderMissing, \
+        require_nbgrader
+
+    try:
+        require_nbgrader()
+        from agentlab_magics.grading.batch import BatchProblem, BatchStopped, autograde_course
+
+        summary = autograde_course(args.course, args.assignment, students=args.students,
+                                   workers=args.workers, scheduler=args.scheduler,
+                                   force=args.force, progress=sys.stderr)
+    except (NbgraderMissing, NbgraderFailed) as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    except BatchProblem as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2
+    except BatchStopped as stopped:
+        print(stopped.summary.render())
+        print(f"Stopped. What was merged stays merged; run the same command again to grade "
+              f"the rest. Summary: {stopped.summary.path}")
+        return 130
+    print(summary.render())
+    print(f"Summary: {summary.path}")
+    return 1 if summary.count("failed") else 0
 
 
 def _course_demo(args: argparse.Namespace) -> int:

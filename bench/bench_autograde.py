@@ -1,5 +1,5 @@
-"""Seconds per notebook that `nbgrader autograde` spends, isolated against in-kernel grading, in
-one run on the same submissions.
+"""Seconds per notebook of autograde, in one run: isolated against in-kernel grading, then
+nbgrader's serial autograde against agentlab's parallel one.
 
 Two copies of one course hold the same handed-in notebooks (the demo's reference, starter and
 wrong students, COPIES of each, for each assignment in ASSIGNMENTS):
@@ -9,12 +9,17 @@ wrong students, COPIES of each, for each assignment in ASSIGNMENTS):
   and `grade()` checking inside the student's kernel (a kernel spec that leaves
   NBGRADER_EXECUTION out, so grade() does not defer to the grader).
 Each configuration autogrades every notebook of an assignment in one command, REPEATS times
-(alternating, `--force`); the median per notebook is printed with the ratio. Asserts nothing.
+(alternating, `--force`); the median per notebook is printed with the ratio.
+Then, for K = 1, 10 and 40 submissions of lesson1 (fresh copies of one course each time),
+stock serial `nbgrader autograde` (one command for the K) against `agentlab course autograde
+--workers 2`: seconds per submission, the ratio, and where a submission's time goes on a
+worker. Asserts nothing.
 Run: python bench/bench_autograde.py [repeats]   (as root for the strongest sandbox).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import statistics
@@ -23,14 +28,15 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
+from agentlab_magics.course.handed_in import handed_in
 from agentlab_magics.course.nbgrader_cli import Nbgrader
-from agentlab_magics.course.students import submission
+from agentlab_magics.grading.batch import autograde_course
 from agentlab_magics.grading.sandbox import detect
 
 COURSE = Path(__file__).resolve().parents[1] / "nbgrader_course"
 ASSIGNMENTS = ("lesson1", "lesson5")
+PARALLEL_ASSIGNMENT = "lesson1"
+SIZES = (1, 10, 40)
 PERSONAS = ("reference", "starter", "wrong")
 COPIES = 2
 SCORED_OUTSIDE = '"agentlab_magics.grading.autograde.ScoredOutside"'
@@ -55,27 +61,11 @@ def unconfined_kernel(folder: Path) -> Path:
 def course_copy(folder: Path, nbgrader: Nbgrader, in_kernel: bool) -> Path:
     """A course with every assignment generated and every student's notebook handed in;
     `in_kernel`: its configuration with nbgrader's stock Execute in place of ScoredOutside."""
-    course = folder / "course"
-    for assignment in ASSIGNMENTS:
-        shutil.copytree(COURSE / "source" / assignment, course / "source" / assignment)
     config = (COURSE / "nbgrader_config.py").read_text(encoding="utf-8")
     assert SCORED_OUTSIDE in config
     if in_kernel:
         config = config.replace(SCORED_OUTSIDE, STOCK_EXECUTE)
-    (course / "nbgrader_config.py").write_text(config, encoding="utf-8")
-    for assignment in ASSIGNMENTS:
-        nbgrader.run("generate_assignment", assignment, cwd=course)
-    roster = folder / "students.csv"
-    roster.write_text("id\n" + "".join(f"{s}\n" for s in students()), encoding="utf-8")
-    nbgrader.run("db", "student", "import", str(roster), cwd=course)
-    for assignment in ASSIGNMENTS:
-        released = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", 4)
-        for student in students():
-            where = course / "submitted" / student / assignment
-            where.mkdir(parents=True)
-            nbformat.write(submission(student.rstrip("0123456789"), released),
-                           where / f"{assignment}.ipynb")
-    return course
+    return handed_in(COURSE, folder, ASSIGNMENTS, students(), nbgrader, config=config)
 
 
 def seconds(nbgrader: Nbgrader, course: Path, assignment: str) -> float:
@@ -84,7 +74,8 @@ def seconds(nbgrader: Nbgrader, course: Path, assignment: str) -> float:
     return time.perf_counter() - started
 
 
-def main(repeats: int = 3) -> None:
+def isolation(repeats: int) -> None:
+    """Isolated against in-kernel grading, per notebook."""
     with tempfile.TemporaryDirectory(prefix="agentlab-bench-autograde-") as top:
         top = Path(top)
         runs = {}
@@ -111,6 +102,56 @@ def main(repeats: int = 3) -> None:
             print(f"{assignment:12} {isolated:14.2f} {in_kernel:15.2f} "
                   f"{isolated / in_kernel:6.2f}x")
         print("goal: isolation costs at most 1.5x the in-kernel grading per notebook")
+
+
+def parallel() -> None:
+    """Stock serial `nbgrader autograde` against `agentlab course autograde --workers 2`, on
+    fresh copies of one course with K submissions of PARALLEL_ASSIGNMENT, for each K."""
+    with tempfile.TemporaryDirectory(prefix="agentlab-bench-parallel-") as top:
+        top = Path(top)
+        nbgrader = Nbgrader({"AGENTLAB_EXCHANGE": str(top / "exchange"),
+                             "JUPYTER_CONFIG_DIR": str(top / "jupyter-config")})
+        (top / "exchange").mkdir()
+        many = [f"{PERSONAS[n % len(PERSONAS)]}{n}" for n in range(max(SIZES))]
+        made = handed_in(COURSE, top / "made", [PARALLEL_ASSIGNMENT], many, nbgrader)
+        print(f"\n{PARALLEL_ASSIGNMENT}, K submissions: stock serial `nbgrader autograde` "
+              "against `agentlab course autograde --workers 2` (a LocalCluster started per run)")
+        print(f"{'K':>4} {'serial s/sub':>13} {'parallel s/sub':>15} {'ratio':>7}")
+        phases: dict[str, list[float]] = {}
+        for k in SIZES:
+            serial_course, parallel_course = (_subset(made, top / f"{name}{k}", many[:k])
+                                              for name in ("serial", "parallel"))
+            started = time.perf_counter()
+            nbgrader.run("autograde", PARALLEL_ASSIGNMENT, cwd=serial_course)
+            serial = (time.perf_counter() - started) / k
+            started = time.perf_counter()
+            summary = autograde_course(parallel_course, PARALLEL_ASSIGNMENT, workers=2,
+                                       nbgrader=nbgrader, progress=io.StringIO())
+            ours = (time.perf_counter() - started) / k
+            if summary.count("graded") != k:
+                print(summary.render())
+            for record in summary.records:
+                for phase, spent in record.phases.items():
+                    phases.setdefault(phase, []).append(spent)
+            print(f"{k:4} {serial:13.2f} {ours:15.2f} {serial / ours:6.2f}x")
+        print(f"goal: >= 1.8x at K = {max(SIZES)} on two cores")
+        print("where a submission's time goes on a worker (median seconds):")
+        for phase, spent in phases.items():
+            print(f"  {phase:15} {statistics.median(spent):6.2f}")
+
+
+def _subset(made: Path, folder: Path, students: list[str]) -> Path:
+    """A copy of the course `made` with only `students`' submissions."""
+    course = folder / "course"
+    shutil.copytree(made, course, ignore=shutil.ignore_patterns("submitted"))
+    for student in students:
+        shutil.copytree(made / "submitted" / student, course / "submitted" / student)
+    return course
+
+
+def main(repeats: int = 3) -> None:
+    isolation(repeats)
+    parallel()
 
 
 if __name__ == "__main__":

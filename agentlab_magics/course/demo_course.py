@@ -12,7 +12,9 @@ The work folder holds:
 The steps: generate_assignment (every assignment in one run), `db student import` (the
 roster), release_assignment per assignment, fetch_assignment per student (every assignment),
 submit per student and assignment (after the student's edits), then per assignment collect,
-autograde and generate_feedback, and last export. Commands run WORKERS at a time, each as
+autograde and generate_feedback, and last export. Autograde is agentlab's own
+(`agentlab course autograde`, grading.batch): each assignment's submissions graded in
+parallel on one local Dask cluster the demo starts, merged into nbgrader's gradebook. Commands run WORKERS at a time, each as
 soon as what it needs is done, so an assignment is graded while others are handed in.
 Nothing is read from or written to the caller's home: the Jupyter configuration folder and
 the progress store (which %%check writes while autograding) are in the work folder too.
@@ -20,6 +22,7 @@ the progress store (which %%check writes while autograding) are in the work fold
 
 from __future__ import annotations
 
+import io
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +43,7 @@ from agentlab_magics.course.students import (
     submission,
 )
 from agentlab_magics.course.task_graph import Task, run_tasks
+from agentlab_magics.grading.batch import autograde_course, local_cluster
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission
 # spends its time limits asleep (9 assignments, 5 students: 188 s with 3, 170 s with 4).
@@ -102,9 +106,26 @@ def run_demo(course: Path, folder: Path, students: Sequence[str] = STUDENTS, *,
             (folder / "logs" / f"{label.replace(' ', '-')}.log").write_text(log, encoding="utf-8")
         return Task(label, run, list(needs))
 
-    tasks = _tasks(home, folder, found, students, command)
-    bar = ProgressBar(len(tasks))
-    run_tasks(tasks, workers, lambda task: bar.step(task.label))
+    with local_cluster() as cluster:
+        scheduler = cluster.scheduler_address
+
+        def autograde(assignment: str, needs: Sequence[Task]) -> Task:
+            def run() -> None:
+                log = io.StringIO()
+                summary = autograde_course(home, assignment, scheduler=scheduler,
+                                           nbgrader=nbgrader, progress=log)
+                log.write(summary.render() + "\n")
+                (folder / "logs" / f"autograde-{assignment}.log").write_text(
+                    log.getvalue(), encoding="utf-8")
+                if summary.count("failed"):
+                    raise CourseProblem(f"autograde {assignment}: "
+                                        + "; ".join(r.problem or r.student for r in
+                                                    summary.records if r.status == "failed"))
+            return Task(f"autograde {assignment}", run, list(needs))
+
+        tasks = _tasks(home, folder, found, students, command, autograde)
+        bar = ProgressBar(len(tasks))
+        run_tasks(tasks, workers, lambda task: bar.step(task.label))
     table = read_grades(folder / "grades.csv", f"sqlite:///{home / 'gradebook.db'}",
                         _course_id(folder / "exchange"), found, students)
     return DemoRun(table=table, seconds=time.monotonic() - started)
@@ -123,7 +144,7 @@ def _check_students_can_write(course: Path, found: list[str], students: list[str
 
 
 def _tasks(home: Path, folder: Path, found: list[str], students: list[str],
-           command: Callable[..., Task]) -> list[Task]:
+           command: Callable[..., Task], autograde: Callable[..., Task]) -> list[Task]:
     """Every command of the round trip, each with the commands it needs, in the order they
     should start when several could: an assignment's collect and autograde come before
     the next assignment's hand-ins."""
@@ -149,8 +170,7 @@ def _tasks(home: Path, folder: Path, found: list[str], students: list[str],
                      for student in students for own in [folder / "students" / student]]
         collect = command(f"collect {assignment}", "collect", assignment,
                           "--ExchangeCollect.check_owner=False", needs=handed_in)
-        grade = command(f"autograde {assignment}", "autograde", assignment,
-                        needs=[collect, enrol])
+        grade = autograde(assignment, needs=[collect, enrol])
         feedback = command(f"feedback on {assignment}", "generate_feedback", assignment,
                            needs=[grade])
         tasks += [*handed_in, collect, grade, feedback]

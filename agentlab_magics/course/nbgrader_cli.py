@@ -19,8 +19,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 INSTALL = 'pip install -e ".[course]"'
-LAUNCH = ("import sys; sys.modules['rfc3987_syntax'] = None; "
-          "from nbgrader.apps.nbgraderapp import main; sys.exit(main())")
+SLOW_IMPORTS = ("rfc3987_syntax",)
+KEEP_OUT = "import sys; " + "".join(f"sys.modules[{name!r}] = None; " for name in SLOW_IMPORTS)
+LAUNCH = KEEP_OUT + "from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
+# Prints, pickled, the configuration an nbgrader command started in the working folder reads.
+CONFIGURATION = (KEEP_OUT + "import pickle; from nbgrader.apps.autogradeapp import AutogradeApp; "
+                 "app = AutogradeApp(); app.load_config_file(); "
+                 "sys.stdout.buffer.write(pickle.dumps(app.config))")
+
+
+def without_slow_imports() -> None:
+    """Keep SLOW_IMPORTS out of this process (an import of one then fails, and jsonschema
+    goes without it): call before nbgrader is first imported."""
+    for name in SLOW_IMPORTS:
+        sys.modules.setdefault(name, None)
 
 
 class NbgraderMissing(RuntimeError):
@@ -51,12 +63,26 @@ class Nbgrader:
 
     def run(self, *args: str, cwd: Path) -> str:
         """Run `nbgrader ARGS` in `cwd`; its log (nbgrader logs to stderr), or NbgraderFailed."""
-        command = [sys.executable, "-c", LAUNCH, *args]
-        done = subprocess.run(command, cwd=cwd, env=self.environment(), capture_output=True,
-                              text=True, stdin=subprocess.DEVNULL, check=False)
-        log = done.stdout + done.stderr
+        done = self._python(LAUNCH, *args, cwd=cwd, what=f"`nbgrader {' '.join(args)}`")
+        return (done.stdout + done.stderr).decode(errors="replace")
+
+    def configuration(self, cwd: Path) -> dict:
+        """The configuration (a traitlets Config) an nbgrader command run in `cwd` would read:
+        its nbgrader_config.py and the Jupyter configuration folders'."""
+        import pickle
+
+        done = self._python(CONFIGURATION, cwd=cwd, what="reading nbgrader's configuration")
+        return pickle.loads(done.stdout)
+
+    def _python(self, code: str, *args: str, cwd: Path, what: str
+                ) -> subprocess.CompletedProcess:
+        """This Python running `code` with `args` in `cwd`, or NbgraderFailed ending with the
+        last lines it wrote."""
+        done = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd,
+                              env=self.environment(), capture_output=True,
+                              stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
+            log = (done.stdout + done.stderr).decode(errors="replace")
             tail = "\n".join(log.strip().splitlines()[-15:])
-            raise NbgraderFailed(f"`nbgrader {' '.join(args)}` (in {cwd}) exited with "
-                                 f"{done.returncode}:\n{tail}")
-        return log
+            raise NbgraderFailed(f"{what} (in {cwd}) exited with {done.returncode}:\n{tail}")
+        return done

@@ -26,6 +26,12 @@ class ProgressBar:
         return (f"[{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total} "
                 f"{seconds:4.0f}s  {label}")
 
+    def redraw(self, label: str) -> None:
+        """Draw the bar again with a new label (on a terminal; a log gets a line per step)."""
+        if self.out.isatty():
+            self.out.write(f"\r\x1b[K{self.line(label)}")
+            self.out.flush()
+
     def step(self, label: str) -> None:
         """One more step done, `label` naming it."""
         self.done += 1

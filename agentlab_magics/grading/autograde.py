@@ -52,6 +52,10 @@ MESSAGE_CAP = 256 << 20  # bytes of one message from the kernel
 DECODE_CAP = 4 << 20  # bytes of one part of it that are decoded
 LEFT_OUT = "agentlab_left_out"  # in place of a part that was not: its size
 
+# Seconds this process spent on each notebook it graded, by phase ("kernel start", "cells",
+# "scoring"), in the order graded: the batch grader (grading.one_submission) reports them.
+timings: list[dict[str, float]] = []
+
 
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel that starts inside `self.sandbox`, talking over Unix sockets in its scratch
@@ -165,6 +169,7 @@ class ScoredOutside(Execute):
         objects here."""
 
     def preprocess_cell(self, cell, resources, index):
+        self._phases.setdefault("kernel start", time.monotonic() - self._began)
         if cell.cell_type == "code" and time.monotonic() > self._run_until:
             cell.outputs = [new_output("stream", name="stdout", text=(
                 f"[agentlab: not run: the notebook used up its {self.notebook_limit:g} s]\n"))]
@@ -180,7 +185,8 @@ class ScoredOutside(Execute):
         for cell, source in graded:
             cell.source = without_hidden(source)
         self._kernel_sandbox, self._received, self._dropped = None, {}, {}
-        self._run_until = time.monotonic() + self.notebook_limit
+        self._began, self._phases = time.monotonic(), {}
+        self._run_until = self._began + self.notebook_limit
         try:
             nb, resources = super().preprocess(nb, resources, km)
         finally:
@@ -188,7 +194,11 @@ class ScoredOutside(Execute):
                 cell.source = source
             if self._kernel_sandbox is not None:
                 self._kernel_sandbox.clean()
+        ran = time.monotonic()
         self._score(nb, [cell for cell, _ in graded])
+        started = self._phases.get("kernel start", ran - self._began)
+        timings.append({"kernel start": started, "cells": ran - self._began - started,
+                        "scoring": time.monotonic() - ran})
         return nb, resources
 
     def _score(self, nb, graded: list) -> None:

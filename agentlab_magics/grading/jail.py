@@ -34,6 +34,7 @@ LIMITS = {
 # size that lives and dies with the run: nothing planted there reaches another run.
 TEMPORARY = {"/tmp": "512m", "/var/tmp": "64m", "/dev/shm": "64m"}
 INERT = "nosuid,nodev,noexec"
+PR_SET_PDEATHSIG = 1
 # Where the system's own tools are looked for: never the working folder (a run's scratch
 # folder, which holds the submission) nor anything else the caller's PATH may name.
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -171,8 +172,18 @@ def main(argv: list[str]) -> None:
         os.setgroups([])
         os.setgid(args.uid)
         os.setuid(args.uid)
+        _die_with_parent()  # changing user cleared unshare's --kill-child
     settle_in(args.scratch)
     os.execvp(command[0], command)
+
+
+def _die_with_parent() -> None:
+    """Be killed when the parent (unshare) dies; as the run's pid 1, that ends the run."""
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 if __name__ == "__main__":

@@ -121,11 +121,14 @@ class Sandbox:
         jail = [*trusted_python("agentlab_magics.grading.jail"), "--scratch", scratch,
                 *(arg for path in self.hidden for arg in ("--hide", path)),
                 *(arg for path in interpreter_paths() for arg in ("--expose", path))]
-        unshare = system_tool("unshare")
+        # The run ends with the grader process that started it, even one killed outright (a
+        # Dask worker that dies mid-task): setpriv's parent-death signal takes unshare, and
+        # unshare's --kill-child takes the run's pid namespace.
+        unshare = [*_dies_with_parent(), system_tool("unshare")]
         if self.mode == "root":
-            return [unshare, *NAMESPACES, *jail, "--uid", str(self.uid), "--", *argv]
+            return [*unshare, *NAMESPACES, *jail, "--uid", str(self.uid), "--", *argv]
         if self.mode == "userns":
-            return [unshare, "--user", "--map-root-user", *NAMESPACES, *jail, "--", *argv]
+            return [*unshare, "--user", "--map-root-user", *NAMESPACES, *jail, "--", *argv]
         return [*trusted_python("agentlab_magics.grading.limits"), scratch, "--", *argv]
 
     def clean(self) -> None:
@@ -136,6 +139,13 @@ class Sandbox:
                                capture_output=True)
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
+
+
+def _dies_with_parent() -> list[str]:
+    """The prefix that has a command killed when the thread that started it ends, where the
+    system has util-linux's setpriv (beside its unshare)."""
+    setpriv = shutil.which("setpriv", path=SYSTEM_PATH)
+    return [setpriv, "--pdeathsig", "KILL"] if setpriv else []
 
 
 def interpreter_paths() -> list[str]:

@@ -1,0 +1,358 @@
+"""`agentlab course autograde`: every submission of an assignment graded in parallel on Dask.
+
+Each submission is one Dask task (`one_submission.grade_one`), on an in-process LocalCluster
+by default (one single-threaded worker process per core) or on an existing cluster given by
+its scheduler's address. Tasks touch nothing of the course; this process is the one writer:
+as each task ends it puts the autograded folder in place and merges the scores into the
+course's gradebook through nbgrader's Gradebook API (gradebook_copy.merge), so nbgrader's
+generate_feedback, export and formgrader work afterwards as they would after its own
+autograde. Dask retries a task whose worker died; a result is merged once, whichever run of
+it arrives. A submission is graded again only when it, or the assignment, changed since it
+was last merged (the fingerprints in `.agentlab/autograde/<assignment>.json`), or with
+`force`. Ctrl-C cancels what has not finished; a merge under way completes first, so the
+gradebook holds each submission's old scores or its new ones, never half of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from agentlab_magics import __version__
+from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.course.nbgrader_cli import Nbgrader
+from agentlab_magics.course.progress_bar import ProgressBar
+from agentlab_magics.grading.batch_summary import BatchSummary, Record
+from agentlab_magics.grading.gradebook_copy import (
+    merge, read_shape, read_student, write_shape)
+from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
+from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
+
+SUBMISSION_LIMIT = 100 << 20  # bytes of one submitted folder that the grader will read
+STATE = Path(".agentlab") / "autograde"
+
+
+class BatchProblem(Exception):
+    """The batch cannot start; the message says what to do."""
+
+
+def autograde_course(course: Path, assignment: str, *, students: Sequence[str] | None = None,
+                     workers: int | None = None, scheduler: str | None = None,
+                     force: bool = False, nbgrader: Nbgrader = Nbgrader(),
+                     progress: TextIO | None = None) -> BatchSummary:
+    """Autograde `assignment`'s submissions in `course` (those of `students`, or all) on a
+    LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
+    scheduler is at `scheduler`; merge each into the course and say what became of each."""
+    began = time.time()
+    config = nbgrader.configuration(course)
+    where = _Course(course, config)
+    kit = where.kit(assignment)
+    folders = where.submissions(assignment, students)
+    marks, graded = where.fingerprints(assignment), where.graded(assignment)
+    records: dict[str, Record] = {}
+    todo: dict[str, str] = {}
+    for student, folder in folders.items():
+        mark = _fingerprint(folder, kit)
+        if not force and marks.get(student) == mark and student in graded:
+            records[student] = Record(student=student, status="unchanged")
+        else:
+            todo[student] = mark
+    cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
+    stopped = False
+    try:
+        if todo:
+            _run(where, kit, folders, todo, workers, scheduler, progress, records)
+    except KeyboardInterrupt:
+        stopped = True
+    summary = BatchSummary(assignment=assignment, cluster=cluster, began=began,
+                           seconds=time.time() - began,
+                           records=[records[s] for s in sorted(records)])
+    summary.path = str(where.write_summary(summary))
+    if stopped:
+        raise BatchStopped(summary)
+    return summary
+
+
+class BatchStopped(KeyboardInterrupt):
+    """Ctrl-C stopped the batch: `summary` says what was merged before it."""
+
+    def __init__(self, summary: BatchSummary):
+        super().__init__()
+        self.summary = summary
+
+
+def _run(where: _Course, kit: Kit, folders: dict[str, Path], todo: dict[str, str],
+         workers: int | None, scheduler: str | None, progress: TextIO | None,
+         records: dict[str, Record]) -> None:
+    """Grade the `todo` submissions on the cluster, merge each as it ends and record it in
+    `records`; on Ctrl-C, cancel the rest (recorded as cancelled) and raise it again."""
+    from distributed import wait
+
+    bar = ProgressBar(len(todo), progress)
+    with _client(workers, scheduler) as client:
+        futures = {}
+        run = uuid.uuid4().hex[:8]
+        for student in todo:
+            try:
+                submission = where.submission(kit.assignment, student, folders[student])
+            except SubmissionRefused as exc:
+                records[student] = Record(student=student, status="failed", problem=str(exc))
+                bar.step(f"{student}: failed")
+                continue
+            future = client.submit(grade_one, kit, submission, pure=False,
+                                   key=f"agentlab-autograde-{kit.assignment}-{student}-{run}")
+            futures[future] = Record(student=student, status="cancelled", queued=time.time())
+        pending = set(futures)
+        try:
+            while pending:
+                try:
+                    done = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    done = set()
+                for future in done:
+                    pending.discard(future)
+                    record = futures[future]
+                    with _uninterrupted():
+                        _settle(where, kit, future, record, todo[record.student])
+                    records[record.student] = record
+                    bar.step(f"{record.student}: {record.status}")
+                bar.redraw(_counts(records, client, pending))
+        except KeyboardInterrupt:
+            client.cancel(list(pending))
+            for future in pending:
+                records[futures[future].student] = futures[future]
+            raise
+
+
+def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None:
+    """Fill `record` from its finished task, and merge what it graded."""
+    if future.status != "finished":
+        record.status = "failed"
+        record.problem = (f"The grading task failed on the cluster: {future.exception()} "
+                          "(a worker that kept dying on it, or a grader without agentlab and "
+                          "nbgrader installed).")
+        return
+    graded: Graded = future.result()
+    record.worker, record.started, record.finished = graded.worker, graded.started, graded.finished
+    record.phases = graded.phases
+    if graded.scores is None:
+        record.status, record.problem = "failed", graded.problem
+        return
+    where.merge(kit, graded, mark)
+    record.status, record.merged = "graded", time.time()
+    record.score, record.max_score = where.score(kit.assignment, graded.student)
+
+
+def _counts(records: dict[str, Record], client, pending: set) -> str:
+    done = sum(r.status == "graded" for r in records.values())
+    failed = sum(r.status == "failed" for r in records.values())
+    keys = {future.key for future in pending}
+    running = sum(key in keys for stacks in client.call_stack().values() for key in stacks)
+    return f"graded {done}, failed {failed}, running {running}, waiting {len(pending) - running}"
+
+
+@contextmanager
+def _client(workers: int | None, scheduler: str | None) -> Iterator:
+    """A Dask client: of the cluster at `scheduler`, or of a LocalCluster made here with
+    `workers` single-threaded worker processes (one submission each at a time)."""
+    from distributed import Client
+
+    if scheduler:
+        try:
+            with Client(scheduler, timeout=30) as client:
+                yield client
+        except OSError as exc:
+            raise BatchProblem(f"No Dask scheduler answered at {scheduler} ({exc}); start one "
+                               "with `dask scheduler` and its workers with `dask worker "
+                               f"{scheduler}`.") from None
+        return
+    with local_cluster(workers) as cluster, Client(cluster) as client:
+        yield client
+
+
+@contextmanager
+def local_cluster(workers: int | None = None) -> Iterator:
+    """A Dask cluster on this machine: `workers` single-threaded worker processes (default:
+    one per core), each given one task at a time, so the progress bar's "running" is what
+    runs and no submission waits behind another on a busy worker."""
+    import logging
+
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+            LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+                         processes=True, dashboard_address=None,
+                         silence_logs=logging.ERROR) as cluster:
+        yield cluster
+
+
+@contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done (in the main thread; elsewhere there is none)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _fingerprint(folder: Path, kit: Kit) -> str:
+    """A digest of the submitted folder, the assignment as graded, and this agentlab."""
+    digest = hashlib.sha256(f"{__version__}\0{kit.assignment}\0".encode())
+    digest.update(kit.gradebook_shape.encode())
+    for name, content in sorted(kit.source_files.items()):
+        digest.update(f"{name}\0{len(content)}\0".encode() + content)
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            digest.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class _Course:
+    """The course folder as nbgrader's configuration lays it out, and the one writer to it."""
+
+    def __init__(self, root: Path, config: dict):
+        from nbgrader.coursedir import CourseDirectory
+
+        self.config = config
+        self.dirs = CourseDirectory(config=config)
+        self.root = Path(self.dirs.root)
+        self.db_url, self.course_id = self.dirs.db_url, self.dirs.course_id
+
+    def kit(self, assignment: str) -> Kit:
+        """What every task of `assignment` needs; BatchProblem if the gradebook lacks it."""
+        from nbgrader.api import MissingEntry
+
+        try:
+            shape = read_shape(self.db_url, self.course_id, assignment)
+        except MissingEntry:
+            raise BatchProblem(f"The gradebook has no assignment {assignment!r}: run `nbgrader "
+                               f"generate_assignment {assignment}` first.") from None
+        source = Path(self.dirs.format_path(self.dirs.source_directory, ".", assignment))
+        files = {str(p.relative_to(source)): p.read_bytes() for p in sorted(source.rglob("*"))
+                 if p.is_file() and p.suffix != ".ipynb"
+                 and not any(part in {".ipynb_checkpoints", "__pycache__"} for part in p.parts)}
+        with tempfile.TemporaryDirectory(prefix="agentlab-shape-") as scratch:
+            template = Path(scratch) / "gradebook.db"
+            write_shape(f"sqlite:///{template}", shape)
+            gradebook = template.read_bytes()
+        hidden = [str(self.root)]
+        if self.db_url.startswith("sqlite:///"):
+            hidden.append(str(Path(self.db_url.removeprefix("sqlite:///")).parent))
+        if self.config.get("Exchange", {}).get("root"):
+            hidden.append(str(self.config["Exchange"]["root"]))
+        return Kit(assignment=assignment, course_id=self.course_id, config=dict(self.config),
+                   gradebook=gradebook, gradebook_shape=shape.model_dump_json(),
+                   source_files=files, hidden=sorted(set(hidden)))
+
+    def submissions(self, assignment: str, students: Sequence[str] | None) -> dict[str, Path]:
+        """Each student's submitted folder of `assignment` (of `students`, if given)."""
+        pattern = Path(self.dirs.format_path(self.dirs.submitted_directory, "*", assignment))
+        found = {path.parent.name: path for path in sorted(pattern.parent.parent.glob(
+            f"*/{pattern.name}")) if path.is_dir() or path.is_symlink()}
+        excluded = set(filter(None, self.dirs.student_id_exclude.split(",")))
+        found = {s: p for s, p in found.items() if s not in excluded}
+        if students is None:
+            return found
+        missing = [s for s in students if s not in found]
+        if missing:
+            raise BatchProblem(f"No submission of {assignment} by {', '.join(missing)} in "
+                               f"{pattern.parent.parent}: run `nbgrader collect {assignment}` "
+                               "first, or leave them out of --students.")
+        return {s: found[s] for s in students}
+
+    def submission(self, assignment: str, student: str, folder: Path) -> Submission:
+        """The submitted folder's files and the student's part of the gradebook, read only
+        after the folder proves to hold plain files (a link would be followed as the
+        grader), and only up to SUBMISSION_LIMIT bytes."""
+        require_plain_files(str(folder))
+        paths = [p for p in sorted(folder.rglob("*")) if p.is_file()]
+        if sum(p.stat().st_size for p in paths) > SUBMISSION_LIMIT:
+            raise SubmissionRefused(
+                f"The submission in {folder} was not graded: it holds more than "
+                f"{SUBMISSION_LIMIT >> 20} MB. Ask the student to hand in their notebooks "
+                "without data files, then autograde again.")
+        files = {str(p.relative_to(folder)): p.read_bytes() for p in paths}
+        return Submission(part=read_student(self.db_url, self.course_id, assignment, student),
+                          files=files)
+
+    def merge(self, kit: Kit, graded: Graded, mark: str) -> None:
+        """Put the autograded folder in place, merge the scores, then note the fingerprint."""
+        dest = Path(self.dirs.format_path(self.dirs.autograded_directory, graded.student,
+                                          kit.assignment))
+        _replace_folder(dest, graded.files, graded.mode)
+        part = read_student(self.db_url, self.course_id, kit.assignment, graded.student)
+        merge(self.db_url, self.course_id, kit.assignment, part, graded.scores)
+        marks = self.fingerprints(kit.assignment)
+        marks[graded.student] = mark
+        write_text_atomically(self._state(kit.assignment), json.dumps(marks, indent=1))
+
+    def score(self, assignment: str, student: str) -> tuple[float, float]:
+        from nbgrader.api import Gradebook
+
+        with Gradebook(self.db_url, self.course_id) as gb:
+            submission = gb.find_submission(assignment, student)
+            return submission.score, submission.max_score
+
+    def graded(self, assignment: str) -> set[str]:
+        """The students whose submission has an autograded folder and is in the gradebook."""
+        from nbgrader.api import Gradebook
+
+        with Gradebook(self.db_url, self.course_id) as gb:
+            known = {s.student.id for s in gb.find_assignment(assignment).submissions}
+        return {student for student in known if Path(self.dirs.format_path(
+            self.dirs.autograded_directory, student, assignment)).is_dir()}
+
+    def fingerprints(self, assignment: str) -> dict[str, str]:
+        try:
+            return json.loads(self._state(assignment).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def write_summary(self, summary: BatchSummary) -> Path:
+        path = self.summary_path(summary.assignment)
+        write_text_atomically(path, summary.to_json())
+        return path
+
+    def summary_path(self, assignment: str) -> Path:
+        return self.root / STATE / f"{assignment}-summary.json"
+
+    def _state(self, assignment: str) -> Path:
+        return self.root / STATE / f"{assignment}.json"
+
+
+def _replace_folder(dest: Path, files: dict[str, bytes], mode: int) -> None:
+    """Make `dest` hold exactly `files` (each with `mode`), swapped in whole."""
+    new, old = dest.with_name(f".{dest.name}.agentlab-new"), dest.with_name(
+        f".{dest.name}.agentlab-old")
+    for leftover in (new, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    for name, content in files.items():
+        path = new / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        path.chmod(mode)
+    new.mkdir(parents=True, exist_ok=True)
+    if dest.exists():
+        dest.rename(old)
+    new.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,127 @@
+"""`agentlab course autograde --scheduler` on a real Dask cluster: a `dask scheduler` and two
+`dask worker`s started as separate processes on 127.0.0.1, as they would run on separate
+machines. One worker is killed while it grades; every submission is still graded, once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from distributed import Client
+from nbgrader.api import Gradebook
+
+from agentlab_magics.course.handed_in import handed_in
+from agentlab_magics.course.nbgrader_cli import Nbgrader
+
+COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
+ASSIGNMENT = "lesson1"
+STUDENTS = [f"{persona}{n}" for n in range(1, 4) for persona in ("reference", "wrong")]
+DASK = str(Path(sys.executable).parent / "dask")
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A scheduler and two single-threaded workers without nannies (a killed worker stays
+    dead), each its own process; yields the scheduler's address and the workers' processes."""
+    scheduler_file = tmp_path / "scheduler.json"
+    started = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                 "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        workers = [subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-nanny",
+                                     "--host", "127.0.0.1", "--no-dashboard",
+                                     "--name", f"worker{n}"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for n in (1, 2)]
+        started += workers
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
+def _grades(course: Path) -> dict[str, list[tuple]]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "agentlab") as gb:
+        return {s.student.id: sorted((g.name, g.auto_score) for nb in s.notebooks
+                                     for g in nb.grades)
+                for s in gb.find_assignment(ASSIGNMENT).submissions}
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(cluster, tmp_path):
+    address, workers = cluster
+    (tmp_path / "exchange").mkdir()
+    nbgrader = Nbgrader({"AGENTLAB_EXCHANGE": str(tmp_path / "exchange"),
+                         "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")})
+    course = handed_in(COURSE, tmp_path, [ASSIGNMENT], STUDENTS, nbgrader)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
+         "--course", str(course), "--scheduler", address],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, **nbgrader.env})
+    killed = _kill_a_busy_worker(address, workers)
+    out = run.communicate(timeout=600)[0]
+    assert killed is not None, out
+    assert run.returncode == 0, out
+    summary = json.loads((course / ".agentlab" / "autograde" /
+                          f"{ASSIGNMENT}-summary.json").read_text())
+    records = summary["records"]
+    assert sorted(r["student"] for r in records) == sorted(STUDENTS)
+    assert {r["status"] for r in records} == {"graded"}
+    grades = _grades(course)
+    assert sorted(grades) == sorted(STUDENTS)
+    for persona in ("reference", "wrong"):
+        assert len({str(grades[f"{persona}{n}"]) for n in range(1, 4)}) == 1
+    assert grades["reference1"] != grades["wrong1"]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "agentlab") as gb:
+        assert len(gb.find_assignment(ASSIGNMENT).submissions) == len(STUDENTS)
+    assert _sandboxed_kernels_gone(), "a kernel outlived the worker that started it"
+
+
+def _sandboxed_kernels_gone() -> bool:
+    """Whether no grading kernel is left running (the killed worker's too), within 10 s."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = [p for p in Path("/proc").iterdir() if p.name.isdigit()
+                and b"agentlab-grade-" in _cmdline(p) and b"ipykernel" in _cmdline(p)]
+        if not left:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _kill_a_busy_worker(address: str, workers: list[subprocess.Popen]) -> str | None:
+    """SIGKILL the first worker seen grading a submission; its address."""
+    with Client(address, timeout=30) as client:
+        by_name = {f"worker{n}": process for n, process in enumerate(workers, 1)}
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            for worker, keys in client.processing().items():
+                if any(str(key).startswith("agentlab-autograde-") for key in keys):
+                    time.sleep(1.0)  # well into the task: its kernel is running
+                    process = by_name[client.scheduler_info()["workers"][worker]["name"]]
+                    os.kill(process.pid, signal.SIGKILL)
+                    process.wait()
+                    return worker
+            time.sleep(0.2)
+    return None

@@ -1,0 +1,182 @@
+"""`agentlab course autograde`: the same scores as nbgrader's own serial autograde, merged so
+that nbgrader's feedback and export work after it, graded again only where something changed,
+and stopped by Ctrl-C with the gradebook whole.
+
+One course with the simulated students' lesson1 submissions is made once; each test grades a
+copy of it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from agentlab_magics.cli import main
+from agentlab_magics.course.handed_in import hand_in, handed_in
+from agentlab_magics.course.nbgrader_cli import Nbgrader
+from agentlab_magics.course.students import submission
+
+COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
+ASSIGNMENT = "lesson1"
+STUDENTS = ["reference1", "wrong1", "starter1", "deleted1", "hanging1", "reference2"]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("handed-in")
+    (folder / "exchange").mkdir()
+    return handed_in(COURSE, folder, [ASSIGNMENT], STUDENTS, _nbgrader(folder))
+
+
+@pytest.fixture(scope="module")
+def stock(made, tmp_path_factory) -> Path:
+    """The course graded by nbgrader's own `nbgrader autograde`, one submission after another."""
+    course = _copy(made, tmp_path_factory.mktemp("stock"))
+    _nbgrader(course.parent).run("autograde", ASSIGNMENT, cwd=course)
+    return course
+
+
+@pytest.fixture(scope="module")
+def parallel(made, tmp_path_factory) -> tuple[Path, int, str]:
+    course = _copy(made, tmp_path_factory.mktemp("parallel"))
+    code, out = _autograde(course, "--workers", "2")
+    return course, code, out
+
+
+def _nbgrader(folder: Path) -> Nbgrader:
+    return Nbgrader({"AGENTLAB_EXCHANGE": str(folder / "exchange"),
+                     "JUPYTER_CONFIG_DIR": str(folder / "jupyter-config")})
+
+
+def _copy(made: Path, folder: Path) -> Path:
+    shutil.copytree(made.parent, folder, dirs_exist_ok=True)
+    return folder / "course"
+
+
+def _autograde(course: Path, *options: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["course", "autograde", ASSIGNMENT, "--course", str(course), *options])
+    return code, out.getvalue() + err.getvalue()
+
+
+def _cells(course: Path) -> dict:
+    """Every graded cell of every submission, as the gradebook holds it."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "agentlab") as gb:
+        return {(s.student.id, nb.name, g.name): (g.auto_score, g.needs_manual_grade,
+                                                 g.max_score)
+                for s in gb.find_assignment(ASSIGNMENT).submissions
+                for nb in s.notebooks for g in nb.grades}
+
+
+def _summary(course: Path) -> dict:
+    path = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}-summary.json"
+    return {r["student"]: r for r in json.loads(path.read_text())["records"]}
+
+
+def test_every_cell_scores_as_nbgraders_own_serial_autograde(stock, parallel):
+    course, code, out = parallel
+    assert code == 0, out
+    ours, theirs = _cells(course), _cells(stock)
+    assert ours == theirs
+    assert {student for student, _, _ in ours} == set(STUDENTS)
+
+
+def test_the_hanging_submission_loses_its_hung_cells_and_no_one_else_does(parallel):
+    course, _, _ = parallel
+    cells = _cells(course)
+    for (student, _, cell), (score, _, maximum) in cells.items():
+        if student.startswith("reference"):
+            assert score == maximum, cell
+    assert any(score == 0 for (student, _, _), (score, _, _) in cells.items()
+               if student == "hanging1")
+
+
+def test_the_summary_says_who_graded_what_and_when(parallel):
+    course, _, out = parallel
+    records = _summary(course)
+    assert set(records) == set(STUDENTS)
+    for record in records.values():
+        assert record["status"] == "graded"
+        assert record["worker"].startswith("tcp://127.0.0.1:")
+        assert record["queued"] <= record["started"] <= record["finished"] <= record["merged"]
+        assert record["merged_at"].endswith("+00:00")
+    assert records["reference1"]["score"] == records["reference1"]["max_score"]
+    assert f"{ASSIGNMENT}: 6 graded" in out and "LocalCluster, 2 workers" in out
+
+
+def test_feedback_and_export_work_after_it_as_after_nbgraders_own(stock, parallel):
+    course, _, _ = parallel
+    for graded in (stock, course):
+        nbgrader = _nbgrader(graded.parent)
+        nbgrader.run("generate_feedback", ASSIGNMENT, cwd=graded)
+        nbgrader.run("export", f"--to={graded / 'grades.csv'}", cwd=graded)
+    for student in STUDENTS:
+        page = course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html"
+        assert page.is_file()
+
+    def rows(graded: Path) -> list[dict]:
+        with open(graded / "grades.csv", newline="") as handle:
+            return sorted(({k: v for k, v in row.items() if k != "timestamp"}
+                           for row in csv.DictReader(handle)), key=lambda r: r["student_id"])
+
+    assert rows(course) == rows(stock)
+
+
+def test_running_it_again_grades_only_what_changed(made, tmp_path):
+    course = _copy(made, tmp_path)
+    students = "reference1,wrong1"
+    assert _autograde(course, "--students", students, "--workers", "2")[0] == 0
+    code, out = _autograde(course, "--students", students, "--workers", "2")
+    assert code == 0 and "2 unchanged" in out
+    assert {r["status"] for r in _summary(course).values()} == {"unchanged"}
+    wrong = _cells(course)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    hand_in(course, ASSIGNMENT, "wrong1", submission("reference", released))
+    code, out = _autograde(course, "--students", students, "--workers", "2")
+    records = _summary(course)
+    assert code == 0 and records["wrong1"]["status"] == "graded"
+    assert records["reference1"]["status"] == "unchanged"
+    now = _cells(course)
+    assert all(score == maximum for (s, _, _), (score, _, maximum) in now.items() if s == "wrong1")
+    assert {k: v for k, v in now.items() if k[0] == "reference1"} == \
+        {k: v for k, v in wrong.items() if k[0] == "reference1"}
+    assert "1 graded" in _autograde(course, "--students", "reference1", "--force")[1]
+
+
+def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
+    course = _copy(made, tmp_path)
+    state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
+    command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
+               "--course", str(course), "--workers", "2"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env={**os.environ, **_nbgrader(course.parent).env})
+    deadline = time.monotonic() + 240
+    while not state.exists() and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.2)
+    run.send_signal(signal.SIGINT)
+    out = run.communicate(timeout=120)[0]
+    assert run.returncode == 130, out
+    assert "Stopped." in out
+    merged = json.loads(state.read_text())
+    records = _summary(course)
+    assert 1 <= len(merged) < len(STUDENTS)
+    assert {s for s, r in records.items() if r["status"] == "graded"} == set(merged)
+    cells, expected = _cells(course), _cells(stock)
+    assert {s for s, _, _ in cells} == set(merged)
+    assert cells == {k: v for k, v in expected.items() if k[0] in merged}
+    assert _autograde(course, "--workers", "2")[0] == 0
+    assert _cells(course) == expected
