@@ -157,6 +157,22 @@ def test_running_it_again_grades_only_what_changed(made, tmp_path):
     assert "1 graded" in _autograde(course, "--students", "reference1", "--force")[1]
 
 
+def test_a_regrade_keeps_a_graders_manual_score_and_flags_the_cell_as_nbgrader_does(
+        made, tmp_path):
+    course = _copy(made, tmp_path)
+    db = f"sqlite:///{course / 'gradebook.db'}"
+    assert _autograde(course, "--students", "wrong1", "--workers", "1")[0] == 0
+    with Gradebook(db, "agentlab") as gb:
+        grade = gb.find_submission(ASSIGNMENT, "wrong1").notebooks[0].grades[0]
+        name, grade.manual_score = grade.name, 0.5
+        gb.db.commit()
+    assert _autograde(course, "--students", "wrong1", "--workers", "1", "--force")[0] == 0
+    with Gradebook(db, "agentlab") as gb:
+        grade = gb.find_grade(name, ASSIGNMENT, ASSIGNMENT, "wrong1")
+        assert (grade.manual_score, grade.needs_manual_grade) == (0.5, True)
+        assert grade.auto_score is not None
+
+
 def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
     course = _copy(made, tmp_path)
     state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
