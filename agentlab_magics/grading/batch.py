@@ -9,7 +9,8 @@ generate_feedback, export and formgrader work afterwards as they would after its
 autograde. Dask retries a task whose worker died; a result is merged once, whichever run of
 it arrives. A submission is graded again only when it, or the assignment, changed since it
 was last merged (the fingerprints in `.agentlab/autograde/<assignment>.json`), or with
-`force`. Ctrl-C cancels what has not finished; a merge under way completes first, so the
+`force`. nbgrader's log of each submission is kept beside them
+(`.agentlab/autograde/<assignment>-logs/<student>.log`). Ctrl-C cancels what has not finished; a merge under way completes first, so the
 gradebook holds each submission's old scores or its new ones, never half of them.
 """
 
@@ -144,6 +145,7 @@ def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None
                           "nbgrader installed).")
         return
     graded: Graded = future.result()
+    where.keep_log(kit.assignment, graded)
     record.worker, record.started, record.finished = graded.worker, graded.started, graded.finished
     record.phases = graded.phases
     if graded.scores is None:
@@ -321,6 +323,13 @@ class _Course:
             known = {s.student.id for s in gb.find_assignment(assignment).submissions}
         return {student for student in known if Path(self.dirs.format_path(
             self.dirs.autograded_directory, student, assignment)).is_dir()}
+
+    def keep_log(self, assignment: str, graded: Graded) -> Path:
+        """nbgrader's log of grading the submission, kept where `log_path` says."""
+        return write_text_atomically(self.log_path(assignment, graded.student), graded.log)
+
+    def log_path(self, assignment: str, student: str) -> Path:
+        return self.root / STATE / f"{assignment}-logs" / f"{student}.log"
 
     def fingerprints(self, assignment: str) -> dict[str, str]:
         try:
