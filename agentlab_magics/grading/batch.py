@@ -195,7 +195,7 @@ def local_cluster(workers: int | None = None) -> Iterator:
 
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
             LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
-                         processes=True, dashboard_address=None,
+                         processes=True, dashboard_address="127.0.0.1:0",
                          silence_logs=logging.ERROR) as cluster:
         yield cluster
 

@@ -66,10 +66,10 @@ def _copy(made: Path, folder: Path) -> Path:
     return folder / "course"
 
 
-def _autograde(course: Path, *options: str) -> tuple[int, str]:
+def _autograde(course: Path, *options: str, assignment: str = ASSIGNMENT) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = main(["course", "autograde", ASSIGNMENT, "--course", str(course), *options])
+        code = main(["course", "autograde", assignment, "--course", str(course), *options])
     return code, out.getvalue() + err.getvalue()
 
 
@@ -196,3 +196,23 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
     assert cells == {k: v for k, v in expected.items() if k[0] in merged}
     assert _autograde(course, "--workers", "2")[0] == 0
     assert _cells(course) == expected
+
+
+def test_a_refused_submission_fails_with_its_sentence_and_the_rest_is_graded(made, tmp_path):
+    course = _copy(made, tmp_path)
+    (course / "submitted" / "wrong1" / ASSIGNMENT / "notes.txt").symlink_to("/etc/passwd")
+    code, out = _autograde(course, "--students", "reference1,wrong1", "--workers", "1")
+    records = _summary(course)
+    assert code == 1, out
+    assert records["reference1"]["status"] == "graded"
+    assert records["wrong1"]["status"] == "failed"
+    assert "notes.txt" in records["wrong1"]["problem"] and "not graded" in out
+    assert {s for s, _, _ in _cells(course)} == {"reference1"}
+
+
+def test_an_assignment_nbgrader_never_generated_is_a_sentence(made, tmp_path):
+    course = _copy(made, tmp_path)
+    code, out = _autograde(course, "--students", "reference1", assignment="lesson2")
+    assert code == 2
+    assert "run `nbgrader generate_assignment lesson2` first" in out
+    assert "Traceback" not in out
