@@ -43,7 +43,7 @@ from agentlab_magics.course.students import (
     submission,
 )
 from agentlab_magics.course.task_graph import Task, run_tasks
-from agentlab_magics.grading.batch import STATE, autograde_course, local_cluster
+from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission
 # spends its time limits asleep (9 assignments, 5 students: 188 s with 3, 170 s with 4).
@@ -115,7 +115,7 @@ def run_demo(course: Path, folder: Path, students: Sequence[str] = STUDENTS, *,
                 summary = autograde_course(home, assignment, scheduler=scheduler,
                                            nbgrader=nbgrader, progress=log)
                 log.write(summary.render() + "\n")
-                for path in sorted((home / STATE / f"{assignment}-logs").glob("*.log")):
+                for path in sorted(log_folder(home, assignment).glob("*.log")):
                     log.write(f"\n{path.stem}:\n{path.read_text(encoding='utf-8')}")
                 (folder / "logs" / f"autograde-{assignment}.log").write_text(
                     log.getvalue(), encoding="utf-8")

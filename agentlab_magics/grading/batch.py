@@ -56,24 +56,28 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
     scheduler is at `scheduler`; merge each into the course and say what became of each."""
     began = time.time()
-    config = nbgrader.configuration(course)
-    where = _Course(course, config)
+    where = _Course(nbgrader.configuration(course))
     kit = where.kit(assignment)
-    folders = where.submissions(assignment, students)
     marks, graded = where.fingerprints(assignment), where.graded(assignment)
     records: dict[str, Record] = {}
-    todo: dict[str, str] = {}
-    for student, folder in folders.items():
-        mark = _fingerprint(folder, kit)
+    todo: dict[str, tuple[Submission, str]] = {}
+    for student, folder in where.submissions(assignment, students).items():
+        try:
+            files = where.files(folder)
+        except SubmissionRefused as exc:
+            records[student] = Record(student=student, status="failed", problem=str(exc))
+            continue
+        mark = _fingerprint(files, kit)
         if not force and marks.get(student) == mark and student in graded:
             records[student] = Record(student=student, status="unchanged")
         else:
-            todo[student] = mark
+            part = read_student(where.db_url, where.course_id, assignment, student)
+            todo[student] = (Submission(part=part, files=files), mark)
     cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
     stopped = False
     try:
         if todo:
-            _run(where, kit, folders, todo, workers, scheduler, progress, records)
+            _run(where, kit, todo, workers, scheduler, progress, records)
     except KeyboardInterrupt:
         stopped = True
     summary = BatchSummary(assignment=assignment, cluster=cluster, began=began,
@@ -93,24 +97,19 @@ class BatchStopped(KeyboardInterrupt):
         self.summary = summary
 
 
-def _run(where: _Course, kit: Kit, folders: dict[str, Path], todo: dict[str, str],
+def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]],
          workers: int | None, scheduler: str | None, progress: TextIO | None,
          records: dict[str, Record]) -> None:
-    """Grade the `todo` submissions on the cluster, merge each as it ends and record it in
-    `records`; on Ctrl-C, cancel the rest (recorded as cancelled) and raise it again."""
+    """Grade the `todo` submissions (each with its fingerprint) on the cluster, merge each as
+    it ends and record it in `records`; on Ctrl-C, cancel the rest (recorded as cancelled)
+    and raise it again."""
     from distributed import wait
 
     bar = ProgressBar(len(todo), progress)
     with _client(workers, scheduler) as client:
         futures = {}
         run = uuid.uuid4().hex[:8]
-        for student in todo:
-            try:
-                submission = where.submission(kit.assignment, student, folders[student])
-            except SubmissionRefused as exc:
-                records[student] = Record(student=student, status="failed", problem=str(exc))
-                bar.step(f"{student}: failed")
-                continue
+        for student, (submission, _) in todo.items():
             future = client.submit(grade_one, kit, submission, pure=False,
                                    key=f"agentlab-autograde-{kit.assignment}-{student}-{run}")
             futures[future] = Record(student=student, status="cancelled", queued=time.time())
@@ -125,7 +124,7 @@ def _run(where: _Course, kit: Kit, folders: dict[str, Path], todo: dict[str, str
                     pending.discard(future)
                     record = futures[future]
                     with _uninterrupted():
-                        _settle(where, kit, future, record, todo[record.student])
+                        _settle(where, kit, future, record, todo[record.student][1])
                     records[record.student] = record
                     bar.step(f"{record.student}: {record.status}")
                 bar.redraw(_counts(records, client, pending))
@@ -216,23 +215,20 @@ def _uninterrupted() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def _fingerprint(folder: Path, kit: Kit) -> str:
-    """A digest of the submitted folder, the assignment as graded, and this agentlab."""
+def _fingerprint(files: dict[str, bytes], kit: Kit) -> str:
+    """A digest of the submitted files, the assignment as graded, and this agentlab."""
     digest = hashlib.sha256(f"{__version__}\0{kit.assignment}\0".encode())
     digest.update(kit.gradebook_shape.encode())
-    for name, content in sorted(kit.source_files.items()):
-        digest.update(f"{name}\0{len(content)}\0".encode() + content)
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            digest.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
-            digest.update(path.read_bytes())
+    for step, named in (("source", kit.source_files), ("submitted", files)):
+        for name, content in sorted(named.items()):
+            digest.update(f"{step}/{name}\0{len(content)}\0".encode() + content)
     return digest.hexdigest()
 
 
 class _Course:
     """The course folder as nbgrader's configuration lays it out, and the one writer to it."""
 
-    def __init__(self, root: Path, config: dict):
+    def __init__(self, config: dict):
         from nbgrader.coursedir import CourseDirectory
 
         self.config = config
@@ -257,11 +253,11 @@ class _Course:
             template = Path(scratch) / "gradebook.db"
             write_shape(f"sqlite:///{template}", shape)
             gradebook = template.read_bytes()
+        # The scratch course takes the course's place in the configuration, so ScoredOutside
+        # hides the course and its SQLite gradebook only if told (the exchange it finds there).
         hidden = [str(self.root)]
         if self.db_url.startswith("sqlite:///"):
             hidden.append(str(Path(self.db_url.removeprefix("sqlite:///")).parent))
-        if self.config.get("Exchange", {}).get("root"):
-            hidden.append(str(self.config["Exchange"]["root"]))
         return Kit(assignment=assignment, course_id=self.course_id, config=dict(self.config),
                    gradebook=gradebook, gradebook_shape=shape.model_dump_json(),
                    source_files=files, hidden=sorted(set(hidden)))
@@ -282,10 +278,11 @@ class _Course:
                                "first, or leave them out of --students.")
         return {s: found[s] for s in students}
 
-    def submission(self, assignment: str, student: str, folder: Path) -> Submission:
-        """The submitted folder's files and the student's part of the gradebook, read only
-        after the folder proves to hold plain files (a link would be followed as the
-        grader), and only up to SUBMISSION_LIMIT bytes."""
+    @staticmethod
+    def files(folder: Path) -> dict[str, bytes]:
+        """The submitted folder's files, read only after the folder proves to hold plain
+        files (a link would be followed as the grader), and only up to SUBMISSION_LIMIT
+        bytes; SubmissionRefused otherwise."""
         require_plain_files(str(folder))
         paths = [p for p in sorted(folder.rglob("*")) if p.is_file()]
         if sum(p.stat().st_size for p in paths) > SUBMISSION_LIMIT:
@@ -293,9 +290,7 @@ class _Course:
                 f"The submission in {folder} was not graded: it holds more than "
                 f"{SUBMISSION_LIMIT >> 20} MB. Ask the student to hand in their notebooks "
                 "without data files, then autograde again.")
-        files = {str(p.relative_to(folder)): p.read_bytes() for p in paths}
-        return Submission(part=read_student(self.db_url, self.course_id, assignment, student),
-                          files=files)
+        return {str(p.relative_to(folder)): p.read_bytes() for p in paths}
 
     def merge(self, kit: Kit, graded: Graded, mark: str) -> None:
         """Put the autograded folder in place, merge the scores, then note the fingerprint."""
@@ -325,11 +320,9 @@ class _Course:
             self.dirs.autograded_directory, student, assignment)).is_dir()}
 
     def keep_log(self, assignment: str, graded: Graded) -> Path:
-        """nbgrader's log of grading the submission, kept where `log_path` says."""
-        return write_text_atomically(self.log_path(assignment, graded.student), graded.log)
-
-    def log_path(self, assignment: str, student: str) -> Path:
-        return self.root / STATE / f"{assignment}-logs" / f"{student}.log"
+        """nbgrader's log of grading the submission, kept in `log_folder`."""
+        return write_text_atomically(
+            log_folder(self.root, assignment) / f"{graded.student}.log", graded.log)
 
     def fingerprints(self, assignment: str) -> dict[str, str]:
         try:
@@ -338,15 +331,16 @@ class _Course:
             return {}
 
     def write_summary(self, summary: BatchSummary) -> Path:
-        path = self.summary_path(summary.assignment)
-        write_text_atomically(path, summary.to_json())
-        return path
-
-    def summary_path(self, assignment: str) -> Path:
-        return self.root / STATE / f"{assignment}-summary.json"
+        return write_text_atomically(self.root / STATE / f"{summary.assignment}-summary.json",
+                                     summary.to_json())
 
     def _state(self, assignment: str) -> Path:
         return self.root / STATE / f"{assignment}.json"
+
+
+def log_folder(course: Path, assignment: str) -> Path:
+    """Where nbgrader's log of each graded submission of `assignment` is kept."""
+    return course / STATE / f"{assignment}-logs"
 
 
 def _replace_folder(dest: Path, files: dict[str, bytes], mode: int) -> None:
