@@ -11,7 +11,8 @@
    what the kernel sends is weighed before it is decoded, a cell's output is cut as it
    arrives, widget messages are not followed, and the notebook has `notebook_limit` seconds;
 3. scores every graded cell in a fresh sandboxed process that loads only its lab cell's
-   source and runs that cell's tests, visible and held back (`score.py`);
+   source and runs that cell's tests, visible and held back (`score.py`); it needs nothing
+   the kernel does, so it runs while the kernel does;
 4. puts the sources back and replaces each graded cell's outputs with that report: static
    HTML and text, and an error output when any test failed, which is how nbgrader takes the
    cell's points away. Nothing the other cells did, or printed, can change a score.
@@ -24,15 +25,18 @@ import os
 import shutil
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from queue import Empty
 from typing import Any, Callable
 
 import zmq
 import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Float, Integer, List, Unicode
+from traitlets import Float, Integer, List, Type, Unicode
 
 from agentlab_magics.checking.isolated import GRACE, cap
 from agentlab_magics.checking.report import CheckReport, TestOutcome
@@ -53,8 +57,38 @@ DECODE_CAP = 4 << 20  # bytes of one part of it that are decoded
 LEFT_OUT = "agentlab_left_out"  # in place of a part that was not: its size
 
 # Seconds this process spent on each notebook it graded, by phase ("kernel start", "cells",
-# "scoring"), in the order graded: the batch grader (grading.one_submission) reports them.
+# "scoring", which runs alongside those two, and "scoring wait", the part of it left when the
+# kernel is done), in the order graded: the batch grader (grading.one_submission) reports them.
 timings: list[dict[str, float]] = []
+
+
+class ReadyClient(AsyncKernelClient):
+    """jupyter_client's client, ready as soon as the kernel has answered on both channels:
+    stock waits a further 0.2 s of silence on IOPub before the first cell, which is idle
+    time on every notebook graded (what it would flush carries no cell's parent header,
+    so nbclient ignores it anyway)."""
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (timeout if timeout is not None else float("inf"))
+        while True:
+            self.kernel_info()
+            reply = await self._next(self.shell_channel)
+            if reply and reply["msg_type"] == "kernel_info_reply" and \
+                    await self._next(self.iopub_channel):
+                self._handle_kernel_info_reply(reply)
+                return
+            if not await self.is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+
+    @staticmethod
+    async def _next(channel) -> dict | None:
+        """The next message on `channel`, if one comes within a second."""
+        try:
+            return await channel.get_msg(timeout=1)
+        except Empty:
+            return None
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -65,6 +99,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     crafted to decode into gigabytes here) is read as a notice that it was left out."""
 
     sandbox: Sandbox | None = None
+    client_factory = Type(ReadyClient, klass=AsyncKernelClient)
 
     def client(self, **kwargs):
         context = zmq.asyncio.Context()
@@ -119,6 +154,9 @@ class ScoredOutside(Execute):
 
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
+        # The kernel is the student's and its outputs are in: waiting for it to exit
+        # gracefully (up to shutdown_wait_time) would idle the grader on every notebook.
+        kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(**kwargs)
 
     def _hidden(self) -> list[str]:
@@ -181,40 +219,56 @@ class ScoredOutside(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         require_plain_files(self._submitted_folder(resources or {}))
-        graded = [(cell, cell.source) for cell in nb.cells if is_graded(cell)]
-        for cell, source in graded:
-            cell.source = without_hidden(source)
+        graded = [(cell, grade_calls(cell.source)) for cell in nb.cells if is_graded(cell)]
+        answers = self._answers(nb)
+        jobs = [call for _, calls in graded for call in calls if call.lab in answers]
         self._kernel_sandbox, self._received, self._dropped = None, {}, {}
         self._began, self._phases = time.monotonic(), {}
         self._run_until = self._began + self.notebook_limit
+        # Scoring needs only the submitted sources, so it runs while the kernel does.
+        with ThreadPoolExecutor(1) as pool:
+            scored = pool.submit(_timed, score_jobs, jobs, answers, self._hidden())
+            self._run_kernel(nb, resources, km, [cell for cell, _ in graded])
+            ran = time.monotonic()
+            reports, scoring = scored.result()
+        reports = iter(reports)
+        for cell, calls in graded:
+            mine = [next(reports) if call.lab in answers else _missing(call) for call in calls]
+            cell.outputs = report_outputs(mine)
+        started = self._phases.get("kernel start", ran - self._began)
+        timings.append({"kernel start": started, "cells": ran - self._began - started,
+                        "scoring": scoring, "scoring wait": time.monotonic() - ran})
+        return nb, resources
+
+    def _run_kernel(self, nb, resources, km, graded: list) -> None:
+        """Run the notebook as nbgrader does, the hidden tests out of the graded cells."""
+        sources = [cell.source for cell in graded]
+        for cell in graded:
+            cell.source = without_hidden(cell.source)
         try:
-            nb, resources = super().preprocess(nb, resources, km)
+            super().preprocess(nb, resources, km)
         finally:
-            for cell, source in graded:
+            for cell, source in zip(graded, sources):
                 cell.source = source
             if self._kernel_sandbox is not None:
                 self._kernel_sandbox.clean()
-        ran = time.monotonic()
-        self._score(nb, [cell for cell, _ in graded])
-        started = self._phases.get("kernel start", ran - self._began)
-        timings.append({"kernel start": started, "cells": ran - self._began - started,
-                        "scoring": time.monotonic() - ran})
-        return nb, resources
 
-    def _score(self, nb, graded: list) -> None:
-        """Replace each graded cell's outputs with the report of its isolated scoring."""
-        answers = {}
+    @staticmethod
+    def _answers(nb) -> dict[str, str]:
+        """The source of each lab's `%%check` cell, by lab id (the first, where repeated)."""
+        answers: dict[str, str] = {}
         for lab_id, body in lab_sources(nb.cells).items():
             try:
                 answers.setdefault(find_lab(lab_id).id, body)
             except UnknownLab:
                 continue
-        cells = [(cell, grade_calls(cell.source)) for cell in graded]
-        jobs = [call for _, calls in cells for call in calls if call.lab in answers]
-        reports = iter(score_jobs(jobs, answers, self._hidden()))
-        for cell, calls in cells:
-            mine = [next(reports) if call.lab in answers else _missing(call) for call in calls]
-            cell.outputs = report_outputs(mine)
+        return answers
+
+
+def _timed(function: Callable, *args) -> tuple[Any, float]:
+    """What `function(*args)` returns, and the seconds it took."""
+    began = time.monotonic()
+    return function(*args), time.monotonic() - began
 
 
 def _missing(call: GradeCall) -> CheckReport:
