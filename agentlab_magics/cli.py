@@ -32,12 +32,43 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
                        help="seconds each test may take (default 10; above 0, at most a day)")
+    notebooks = commands.add_parser(
+        "notebooks", help="write the student notebook of every lesson into a folder, to work "
+                          "through on your own in Jupyter")
+    notebooks.add_argument("folder", type=Path, metavar="DIR",
+                           help="where the notebooks go (made if missing; a notebook already "
+                                "there is kept)")
     for name, what in (("starter", "the file a lab starts from"),
                        ("solution", "a lab's solution, once it is published")):
         printer = commands.add_parser(name, help=f"print {what}")
         printer.add_argument("lab")
     _course_parser(commands)
+    _hub_parser(commands)
     return parser
+
+
+def _hub_parser(commands: argparse._SubParsersAction) -> None:
+    from agentlab_magics.hub.plan import HubPlan
+
+    default = HubPlan(password="")
+    hub = commands.add_parser("hub", help="the course on a JupyterHub")
+    hub_commands = hub.add_subparsers(dest="hub_command", required=True, metavar="COMMAND")
+    demo = hub_commands.add_parser(
+        "demo", help="as root: make the course's users, lay out nbgrader's exchange and start "
+                     "JupyterHub on 127.0.0.1 until Ctrl-C")
+    demo.add_argument("--folder", type=Path, default=default.folder, metavar="DIR",
+                      help=f"the hub's own folder (default: {default.folder})")
+    demo.add_argument("--port", type=int, default=default.port,
+                      help=f"where the hub answers on 127.0.0.1 (default: {default.port})")
+    demo.add_argument("--instructor", default=default.instructor, metavar="USER",
+                      help=f"the instructor's user name (default: {default.instructor})")
+    demo.add_argument("--students", type=lambda text: [s for s in text.split(",") if s],
+                      default=default.students, metavar="A,B",
+                      help=f"the students' user names (default: {','.join(default.students)})")
+    demo.add_argument("--password", help="everyone's password (default: a new one, printed)")
+    demo.add_argument("--instructor-package", type=Path, metavar="DIR",
+                      help="the folder holding agentlab_instructor (default: where this "
+                           "Python finds it)")
 
 
 def _course_parser(commands: argparse._SubParsersAction) -> None:
@@ -46,6 +77,10 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     course = commands.add_parser("course", help="the nbgrader course")
     course_commands = course.add_subparsers(dest="course_command", required=True,
                                             metavar="COMMAND")
+    init = course_commands.add_parser(
+        "init", help="write a new course folder (nbgrader_config.py and every source "
+                     "notebook) from the installed package")
+    init.add_argument("folder", type=Path, metavar="DIR", help="the new course folder")
     build = course_commands.add_parser(
         "build", help="write the course's nbgrader source notebooks from the course data")
     build.add_argument("--course", type=Path, default=Path("nbgrader_course"), metavar="DIR",
@@ -81,8 +116,9 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
-    demo.add_argument("--course", type=Path, default=Path("nbgrader_course"), metavar="DIR",
-                      help="the course folder (default: ./nbgrader_course)")
+    demo.add_argument("--course", type=Path, metavar="DIR",
+                      help="the course folder (default: ./nbgrader_course where there is one, "
+                           "else a new course written from the installed package)")
     demo.add_argument("--keep", type=Path, metavar="DIR",
                       help="work in DIR (new or empty) and keep it, instead of a temporary folder")
     demo.add_argument("--students", nargs="+", choices=STUDENTS, default=list(STUDENTS),
@@ -106,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "demo":
         return _demo()
+    if args.command == "hub":
+        return _hub_demo(args)
+    if args.command == "notebooks":
+        return _notebooks(args.folder)
+    if args.command == "course" and args.course_command == "init":
+        return _course_init(args.folder)
     if args.command == "course" and args.course_command == "build":
         return _course_build(args)
     if args.command == "course" and args.course_command == "publish-solution":
@@ -185,16 +227,71 @@ def _publish_solution(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hub_demo(args: argparse.Namespace) -> int:
+    from agentlab_magics.course.nbgrader_cli import NbgraderFailed
+    from agentlab_magics.hub.demo import run
+    from agentlab_magics.hub.plan import HubPlan
+    from agentlab_magics.hub.recipe import HubProblem
+
+    given = {"password": args.password} if args.password else {}
+    plan = HubPlan(folder=args.folder, port=args.port, instructor=args.instructor,
+                   students=args.students, instructor_package=args.instructor_package, **given)
+    try:
+        return run(plan, sys.stdout)
+    except (HubProblem, NbgraderFailed) as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, HubProblem) else 1
+
+
+def _notebooks(folder: Path) -> int:
+    from agentlab_magics.course import notebooks
+
+    try:
+        written = notebooks.build_student(folder)
+    except OSError as exc:
+        print(f"agentlab: cannot write the notebooks into {folder}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    print(f"Next: `jupyter lab {folder}`, open lesson1, and run its cells; each `%%check` cell "
+          "checks your code.")
+    return 0
+
+
+def _course_init(folder: Path) -> int:
+    from agentlab_magics.course.course_folder import CourseFolderProblem, init
+    from agentlab_magics.course.instructor import InstructorPackageMissing
+
+    try:
+        written = init(folder)
+    except (CourseFolderProblem, InstructorPackageMissing) as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, CourseFolderProblem) else 1
+    for path in written:
+        print(f"wrote {path}")
+    print(f"Next: `cd {folder} && nbgrader generate_assignment lesson1 && nbgrader "
+          "release_assignment lesson1` (docs/instructors.md has the rest).")
+    return 0
+
+
 def _course_build(args: argparse.Namespace) -> int:
     """The starters first, then the notebooks (a demonstration cell may show a starter)."""
     from agentlab_magics.course import starter_files
     from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_module
+
+    from agentlab_magics.course.course_folder import CONFIG
 
     starters = args.starters or starter_files.FOLDER
     try:
         instructor_module("lab_files", "`agentlab course build`")
         if args.check:
             return _course_check(args.course, starters)
+        if not (args.course / CONFIG).is_file():
+            print(f"agentlab: {args.course} holds no course ({CONFIG} is missing): start one "
+                  f"with `agentlab course init {args.course}`, or name yours with --course.",
+                  file=sys.stderr)
+            return 2
         written = starter_files.build(starters)
         from agentlab_magics.course import notebooks
 
@@ -262,16 +359,20 @@ def _course_demo(args: argparse.Namespace) -> int:
     except NbgraderMissing as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
+    from agentlab_magics.course.course_folder import CourseFolderProblem, course_or_new
     from agentlab_magics.course.demo_course import CourseProblem, run_demo
+    from agentlab_magics.course.instructor import InstructorPackageMissing
 
     kept = nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
         prefix="agentlab-course-")
-    with kept as folder:
+    with kept as folder, tempfile.TemporaryDirectory(prefix="agentlab-course-new-") as new:
         try:
-            run = run_demo(args.course, Path(folder), args.students)
-        except (CourseProblem, NbgraderFailed) as exc:
+            course = course_or_new(args.course, Path(new) / "course")
+            run = run_demo(course, Path(folder), args.students)
+        except (CourseProblem, CourseFolderProblem, InstructorPackageMissing,
+                NbgraderFailed) as exc:
             print(f"agentlab: {exc}", file=sys.stderr)
-            return 2 if isinstance(exc, CourseProblem) else 1
+            return 2 if isinstance(exc, (CourseProblem, CourseFolderProblem)) else 1
     print(run.table.render())
     print(f"\n{len(run.table.students)} students handed in {len(run.table.assignments)} "
           f"assignments, graded by nbgrader in {run.seconds:.0f} s.")

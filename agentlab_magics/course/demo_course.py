@@ -32,6 +32,7 @@ import nbformat
 from pydantic import BaseModel
 
 from agentlab_magics.course import labs
+from agentlab_magics.course.course_folder import CONFIG
 from agentlab_magics.course.grade_table import GradeTable, read_grades
 from agentlab_magics.course.nbgrader_cli import Nbgrader, require_nbgrader
 from agentlab_magics.course.progress_bar import ProgressBar
@@ -48,7 +49,6 @@ from agentlab_magics.grading.batch import autograde_course, local_cluster, log_f
 # Commands at a time. More than the two cores this was measured on: a hanging submission
 # spends its time limits asleep (9 assignments, 5 students: 188 s with 3, 170 s with 4).
 WORKERS = 4
-CONFIG = "nbgrader_config.py"
 
 
 class CourseProblem(Exception):

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import nbformat
 
+from agentlab_magics.course.course_folder import CONFIG
 from agentlab_magics.course.nbgrader_cli import Nbgrader
 from agentlab_magics.course.students import submission
 
-CONFIG = "nbgrader_config.py"
 
 
 def persona(student: str) -> str:

@@ -4,7 +4,8 @@ Each assignment becomes nbgrader_course/source/<id>/<id>.ipynb: the introduction
 questions (the question view), the demonstrations, one `%%check` cell per lab holding the
 reference between solution markers, and one graded cell per group of tests whose held-back
 half sits between nbgrader's hidden-test markers. `build` writes them; `stale` says which
-committed notebooks no longer match the data.
+committed notebooks no longer match the data. `build_student` writes what a student working
+alone starts from: the notebooks as nbgrader would release them.
 """
 
 from __future__ import annotations
@@ -54,32 +55,35 @@ def _questions(assignment: Assignment) -> list:
     return cells
 
 
-def _graded(part: Part) -> list:
+def _graded(part: Part, student: bool) -> list:
     cells = []
     for group in part.groups:
         call = f'grade("{part.lab}", "{group.id}"'
         source = f"{call})"
-        if group_tests(part.lab, group.id, held_back=True):
+        if not student and group_tests(part.lab, group.id, held_back=True):
             source += f"\n{HIDDEN_BEGIN}\n{call}, held_back=True)\n{HIDDEN_END}"
         cells.append(_code(source, grade_id=f"tests-{part.lab}-{group.id}", grade=True,
                            locked=True, score=points(part.lab, group.id)))
     return cells
 
 
-def _part(part: Part, first: bool) -> list:
+def _part(part: Part, first: bool, student: bool) -> list:
     lab = find_lab(part.lab)
     grade_id = "harness" if first else f"harness-{part.lab}"
+    body = lab.starter if student else lab.marked
     return [
         _markdown(f"## {lab.title}\n\n{part.text}"),
-        _code(f"%%check {lab.id}\n{lab.marked.rstrip()}", grade_id=grade_id, solution=True),
+        _code(f"%%check {lab.id}\n{body.rstrip()}", grade_id=grade_id, solution=True),
         _markdown(f"### Grading: {lab.title}\n\nThese cells run the tests `%%check` ran, and "
                   "some held back for grading. Do not edit or delete them."),
-        *_graded(part),
+        *_graded(part, student),
     ]
 
 
-def notebook(assignment: Assignment) -> nbformat.NotebookNode:
-    """The assignment's source notebook."""
+def notebook(assignment: Assignment, student: bool = False) -> nbformat.NotebookNode:
+    """The assignment's source notebook; with `student`, the notebook nbgrader releases from
+    it (each lab cell holds the starter, the graded cells no held-back tests), made from the
+    student package alone."""
     cells = [_markdown(f"# {assignment.title}\n\n{assignment.intro}"),
              _code(SETUP, grade_id="setup", locked=True),
              *_questions(assignment)]
@@ -88,7 +92,7 @@ def notebook(assignment: Assignment) -> nbformat.NotebookNode:
         for demo in assignment.demos:
             cells += [_markdown(demo.text), _code(demo.code)]
     for number, part in enumerate(assignment.parts):
-        cells += _part(part, first=number == 0)
+        cells += _part(part, first=number == 0, student=student)
     made = nbformat.v4.new_notebook(cells=cells)
     made.metadata.update(kernelspec=KERNEL, language_info={"name": "python"})
     for number, cell in enumerate(made.cells):
@@ -96,9 +100,9 @@ def notebook(assignment: Assignment) -> nbformat.NotebookNode:
     return made
 
 
-def text(assignment: Assignment) -> str:
+def text(assignment: Assignment, student: bool = False) -> str:
     """The notebook as the file holds it: nbformat's JSON, stable from run to run."""
-    made = notebook(assignment)
+    made = notebook(assignment, student)
     nbformat.validate(made)
     return json.dumps(made, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -115,6 +119,19 @@ def build(course: Path) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text(assignment), encoding="utf-8")
         written.append(target)
+    return written
+
+
+def build_student(folder: Path) -> list[Path]:
+    """Write every assignment's student notebook as <folder>/<id>/<id>.ipynb, keeping any
+    that is already there (it may hold the student's work); returns the files written."""
+    written = []
+    for assignment in ASSIGNMENTS:
+        target = folder / assignment.id / f"{assignment.id}.ipynb"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text(assignment, student=True), encoding="utf-8")
+            written.append(target)
     return written
 
 

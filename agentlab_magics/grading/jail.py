@@ -104,7 +104,7 @@ def hide(path: str) -> None:
         _mount("--bind", os.devnull, path)
 
 
-def _closed_ancestor(path: str) -> str | None:
+def closed_ancestor(path: str) -> str | None:
     """The highest folder above `path` that other users may not pass through, if any."""
     parts = os.path.abspath(path).split(os.sep)[1:]
     for depth in range(1, len(parts)):
@@ -121,7 +121,7 @@ def expose(paths: list[str]) -> None:
     stays out of sight."""
     wanted = {}
     for path in outermost(paths):
-        closed = _closed_ancestor(path)
+        closed = closed_ancestor(path)
         if closed is not None and os.path.isdir(path):
             wanted[path] = (closed, os.open(path, os.O_RDONLY | os.O_DIRECTORY))
     for closed in sorted({closed for closed, _ in wanted.values()}):

@@ -22,8 +22,10 @@ notebooks hold widget state, and its feedback template then draws the empty widg
 widget manager at all: the student sees nothing where the report was. Either configure
 `c.Execute.store_widget_state = False` (no state saved, so the text/html is chosen), or add
 StaticFallback to feedback: `c.GenerateFeedback.preprocessors = [GetGrades,
-CSSHTMLHeaderPreprocessor, StaticFallback]`. (nbgrader's feedback template loads MathJax from
-cdnjs whatever we do.)
+CSSHTMLHeaderPreprocessor, StaticFallback]`. nbgrader's feedback template asks cdnjs for MathJax
+whatever its configuration says; with OFFLINE_TEMPLATES first among
+`c.HTMLExporter.extra_template_basedirs` (the course's nbgrader_config.py does this) it asks
+for nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from nbconvert.preprocessors import Preprocessor
 
 from agentlab_magics.widgets.rendering import WIDGET_VIEW
 
+# Template folders that shadow nbconvert's own where those fetch from a CDN (base/mathjax.html.j2).
+OFFLINE_TEMPLATES = str(Path(__file__).resolve().parent / "offline_templates")
 OFFLINE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}

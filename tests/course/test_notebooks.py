@@ -11,6 +11,7 @@ from nbgrader.preprocessors import ClearSolutions
 
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.course_folder import CONFIG, config_text
 from agentlab_magics.course.assignments import ASSIGNMENTS, group_tests, lab_tests, points
 from agentlab_magics.course.notebooks import HIDDEN_BEGIN, notebook, path, stale
 
@@ -77,6 +78,9 @@ def test_course_build_writes_the_notebooks_and_check_says_when_they_are_stale(tm
     out = capsys.readouterr().out
     assert f"Out of date in {tmp_path}: lesson1" in out
     assert f"Out of date in {tmp_path / 'starters'}: lesson1.py" in out
+    assert main(["course", "build", *where]) == 2  # no course here yet
+    assert f"start one with `agentlab course init {tmp_path}`" in capsys.readouterr().err
+    (tmp_path / CONFIG).write_text(config_text())
     assert main(["course", "build", *where]) == 0
     assert main(["course", "build", *where, "--check"]) == 0
     assert stale(tmp_path) == []

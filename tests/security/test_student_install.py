@@ -186,7 +186,8 @@ def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     demo = student("-m", "agentlab_magics", "demo")  # the recording the student package holds
     assert demo.returncode == 0 and "a typo    : 3 model call(s)" in demo.stdout, demo.stderr
     for args, sentence in [(("solution", "lesson3"), "is not published yet"),
-                           (("course", "build", "--check"), "`agentlab course build` needs")]:
+                           (("course", "build", "--check"), "`agentlab course build` needs"),
+                           (("course", "init", "course"), "`agentlab course init` needs")]:
         done = student("-m", "agentlab_magics", *args)
         assert done.returncode == 1 and done.stdout == "", args
         assert done.stderr.startswith("agentlab: ") and sentence in done.stderr, done.stderr
@@ -196,3 +197,12 @@ def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     assert reference.stderr.rstrip().splitlines()[-1].startswith(
         "agentlab_magics.course.instructor.InstructorPackageMissing: The reference of lesson3 "
         "needs the instructor package")
+
+
+def test_the_wheel_gives_a_student_every_notebook_and_an_instructor_the_course_files(student,
+                                                                                     files):
+    done = student("-m", "agentlab_magics", "notebooks", "mine")
+    assert done.returncode == 0 and "wrote mine/lesson1/lesson1.ipynb" in done.stdout, done.stderr
+    assert "agentlab_magics/course/template/nbgrader_config.py" in files
+    assert "agentlab_magics/hub/template/jupyterhub_config.py" in files
+    assert "agentlab_magics/widgets/offline_templates/base/mathjax.html.j2" in files

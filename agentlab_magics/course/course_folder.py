@@ -1,0 +1,50 @@
+"""A course folder for nbgrader, written from the installed package, so an instructor needs
+no checkout of the course's repository: its nbgrader_config.py (the package's template/, a
+folder of data rather than a module; the repository's nbgrader_course/ links to it) and every
+assignment's source notebook."""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+CONFIG = "nbgrader_config.py"
+
+
+class CourseFolderProblem(Exception):
+    """The course folder cannot be written where asked; the message says what to do."""
+
+
+def config_text() -> str:
+    """The course's nbgrader configuration, as the package holds it."""
+    return importlib.resources.files("agentlab_magics.course").joinpath(
+        "template", CONFIG).read_text(encoding="utf-8")
+
+
+def init(folder: Path) -> list[Path]:
+    """Write a new course into `folder` (new or empty): its configuration and every source
+    notebook; returns the files written. The notebooks hold the reference, so this needs the
+    instructor package (InstructorPackageMissing otherwise, before anything is written)."""
+    from agentlab_magics.course import notebooks
+    from agentlab_magics.course.instructor import instructor_module
+
+    instructor_module("lab_files", "`agentlab course init`")
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise CourseFolderProblem(
+            f"{folder} is not empty: give `agentlab course init` a new folder, or refresh the "
+            f"notebooks of an existing course with `agentlab course build --course {folder}`.")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG).write_text(config_text(), encoding="utf-8")
+    return [folder / CONFIG, *notebooks.build(folder)]
+
+
+def course_or_new(course: Path | None, new: Path) -> Path:
+    """`course` if given; else ./nbgrader_course where the working folder holds the course's
+    repository; else a new course written into `new`."""
+    if course is not None:
+        return course
+    here = Path("nbgrader_course")
+    if (here / CONFIG).is_file():
+        return here
+    init(new)
+    return new

@@ -1,0 +1,87 @@
+"""`agentlab hub demo`: lay the hub out, run JupyterHub on 127.0.0.1 until Ctrl-C, then stop it
+and every server it started."""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from agentlab_magics.hub.plan import PLAN, HubPlan
+from agentlab_magics.hub.recipe import prepare
+
+STOP_S = 30  # how long JupyterHub may take to stop its servers and proxy after Ctrl-C
+HUB_LOG = "jupyterhub.log"
+
+
+def config_file() -> Path:
+    """The hub's configuration file, as the package holds it."""
+    found = importlib.resources.files("agentlab_magics.hub").joinpath(
+        "template", "jupyterhub_config.py")
+    return Path(str(found))
+
+
+def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
+    """Lay the hub out and start JupyterHub (in a session of its own, logging to the hub's
+    folder); returns the plan as laid out and the running hub."""
+    plan = plan.model_copy(update={"hub_port": plan.hub_port or _free_port(),
+                                   "proxy_api_port": plan.proxy_api_port or _free_port()})
+    plan = prepare(plan)
+    environment = {"PATH": f"{plan.prefix / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+                   "LANG": os.environ.get("LANG", "C.UTF-8"),
+                   "AGENTLAB_HUB_PLAN": str(plan.folder / PLAN)}
+    log = open(plan.folder / HUB_LOG, "ab")
+    hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
+                           cwd=plan.folder, env=environment, stdout=log, stderr=log,
+                           stdin=subprocess.DEVNULL, start_new_session=True)
+    log.close()
+    return plan, hub
+
+
+def stop(hub: subprocess.Popen) -> None:
+    """Stop JupyterHub as Ctrl-C would: it stops every user's server and the proxy first."""
+    if hub.poll() is None:
+        hub.send_signal(signal.SIGTERM)
+        try:
+            hub.wait(STOP_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(hub.pid, signal.SIGKILL)
+            hub.wait()
+
+
+def run(plan: HubPlan, out: TextIO) -> int:
+    """Run the hub until Ctrl-C (0) or until JupyterHub exits by itself (its exit code)."""
+    plan, hub = start(plan)
+    for number in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, and `kill`, even where a
+        signal.signal(number, _interrupt)  # shell started this with Ctrl-C ignored
+    out.write(f"The course's hub is at http://127.0.0.1:{plan.port}/\n"
+              f"Log in as {plan.instructor} (the instructor) or {', '.join(plan.students)} "
+              f"(students), password {plan.password}\n"
+              f"JupyterHub's log: {plan.folder / HUB_LOG}. Ctrl-C stops it.\n")
+    out.flush()
+    try:
+        while hub.poll() is None:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        stop(hub)
+        out.write("The hub stopped, and every server it started with it.\n")
+        return 0
+    out.write(f"JupyterHub exited with {hub.returncode}; its log says why: "
+              f"{plan.folder / HUB_LOG}\n")
+    return hub.returncode or 1
+
+
+def _interrupt(number: int, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -1,0 +1,55 @@
+"""What one hub is made of: where it lives, its port, its users and their password."""
+
+from __future__ import annotations
+
+import pwd
+import secrets
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+PLAN = "plan.json"  # in the hub's folder: what template/jupyterhub_config.py reads
+COURSE_FOLDER = "agentlab"  # the course, in the instructor's home
+
+
+class HubPlan(BaseModel):
+    """One hub. Every path the hub's users need is derived from `folder` and the homes."""
+
+    folder: Path = Path("/srv/agentlab-hub")
+    port: int = 8000  # where people open the hub: the proxy, on 127.0.0.1
+    hub_port: int = 0  # the hub's own API, and the proxy's; 0: a free port, chosen at start
+    proxy_api_port: int = 0
+    instructor: str = "instructor"
+    students: list[str] = ["ada", "grace"]
+    password: str = Field(default_factory=lambda: secrets.token_urlsafe(9))
+    instructor_package: Path | None = None  # the folder holding agentlab_instructor
+    prefix: Path = Path(sys.prefix)  # the environment every user's server runs from
+
+    @property
+    def users(self) -> list[str]:
+        return [self.instructor, *self.students]
+
+    @property
+    def exchange(self) -> Path:
+        return self.folder / "exchange"
+
+    @property
+    def instructor_files(self) -> Path:
+        """Where the instructor package is copied: readable by the instructor alone."""
+        return self.folder / "instructor"
+
+    def jupyter(self, role: str) -> Path:
+        """The Jupyter configuration folder of a role: "common", "student" or "instructor"."""
+        return self.folder / "jupyter" / role
+
+    @property
+    def lab_settings(self) -> Path:
+        return self.folder / "lab-settings"
+
+    def home(self, user: str) -> Path:
+        return Path(pwd.getpwnam(user).pw_dir)
+
+    @property
+    def course(self) -> Path:
+        return self.home(self.instructor) / COURSE_FOLDER

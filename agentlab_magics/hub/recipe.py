@@ -1,0 +1,176 @@
+"""Lay a hub out on this machine, as root: what `agentlab hub demo` does before JupyterHub
+starts. Every step is one an administrator does by hand on a real hub (docs/instructors.md):
+
+- a Unix user per person (made where missing), each home closed to everyone else;
+- nbgrader's exchange: one folder every user may write to, sticky, so no one can remove or
+  rename what another put there;
+- the instructor package (held-back tests, references) copied where only the instructor's
+  group may read it, and put on the instructor's PYTHONPATH alone;
+- each role's Jupyter configuration: for everyone, the exchange and the course id; for
+  students, the Assignments tab without the formgrader; for the instructor, the course's own
+  nbgrader configuration (so the formgrader grades through the isolated grader) with the
+  instructor's home hidden from submissions too; for all, no news and no update checks;
+- the instructor's course, written from the installed package (`agentlab course init`).
+"""
+
+from __future__ import annotations
+
+import grp
+import importlib.util
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from agentlab_magics.grading.jail import SYSTEM_PATH, closed_ancestor
+from agentlab_magics.hub.plan import PLAN, HubPlan
+
+PROXY = "configurable-http-proxy"
+INSTALL_HUB = "pip install 'agentlab_magics[hub]'"
+SHARED_ENV = "/usr/bin/python3 -m venv /opt/agentlab-hub && /opt/agentlab-hub/bin/pip install " \
+             "'agentlab_magics[hub]'"
+# The lab extensions a student does not get: the instructor's half of nbgrader.
+STUDENT_HIDDEN = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                  "@jupyter/nbgrader:course-list"]
+
+
+class HubProblem(Exception):
+    """The hub cannot start here; the message says what to do."""
+
+
+def problems(plan: HubPlan) -> list[str]:
+    """Why the hub of `plan` cannot start on this machine, one sentence each."""
+    found = []
+    if os.geteuid() != 0:
+        found.append("The hub makes Unix users and starts each one's server as that user, so "
+                     "it must run as root: sudo agentlab hub demo.")
+    if shutil.which(PROXY) is None:
+        found.append(f"JupyterHub's proxy ({PROXY}) is not installed: npm install -g {PROXY}.")
+    if importlib.util.find_spec("jupyterhub") is None:
+        found.append(f"JupyterHub is not installed in this Python: {INSTALL_HUB}.")
+    closed = closed_ancestor(os.path.realpath(sys.executable))
+    if closed is not None:
+        found.append(f"The hub's users could not run this Python ({os.path.realpath(sys.executable)}"
+                     f": {closed} is closed to other users). Install the hub in an environment "
+                     f"every user can run, e.g. `{SHARED_ENV}`, and run that environment's "
+                     "agentlab.")
+    if _instructor_package(plan) is None:
+        found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
+                     "installed here: pass the folder that holds it with --instructor-package "
+                     "(the course repository's instructor/ folder will do).")
+    return found
+
+
+def prepare(plan: HubPlan) -> HubPlan:
+    """Lay the hub out (see the module's docstring); returns the plan as the hub will read it."""
+    broken = problems(plan)
+    if broken:
+        raise HubProblem(" ".join(broken))
+    plan = plan.model_copy(update={"instructor_package": _instructor_package(plan)})
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(plan.folder, 0o755)
+    for user in plan.users:
+        _user(user)
+    plan.exchange.mkdir(exist_ok=True)
+    os.chmod(plan.exchange, 0o1777)
+    _copy_instructor_package(plan)
+    _configuration(plan)
+    _course(plan)
+    (plan.folder / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
+    os.chmod(plan.folder / PLAN, 0o600)  # it holds the password
+    return plan
+
+
+def _instructor_package(plan: HubPlan) -> Path | None:
+    """The folder holding agentlab_instructor: the plan's, else where this Python finds it."""
+    if plan.instructor_package is not None:
+        folder = plan.instructor_package.resolve()
+        return folder if (folder / "agentlab_instructor" / "__init__.py").is_file() else None
+    spec = importlib.util.find_spec("agentlab_instructor")
+    if spec is None or not spec.origin:
+        return None
+    return Path(spec.origin).resolve().parents[1]
+
+
+def _user(name: str) -> None:
+    """The Unix user `name` with a home of its own that no one else may enter."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run([_tool("useradd"), "--create-home", "--user-group", "--shell",
+                        "/bin/bash", name], check=True, capture_output=True)
+    os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
+
+
+def _copy_instructor_package(plan: HubPlan) -> None:
+    """Copy the instructor package where the instructor's group alone may read it."""
+    target = plan.instructor_files / "agentlab_instructor"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(plan.instructor_package / "agentlab_instructor", target,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    group = grp.getgrgid(pwd.getpwnam(plan.instructor).pw_gid).gr_gid
+    for root, folders, files in os.walk(plan.instructor_files):
+        os.chown(root, 0, group)
+        os.chmod(root, 0o750)
+        for name in files:
+            os.chown(os.path.join(root, name), 0, group)
+            os.chmod(os.path.join(root, name), 0o640)
+
+
+def _configuration(plan: HubPlan) -> None:
+    """Each role's Jupyter configuration folder, and JupyterLab's settings for everyone."""
+    common, student, instructor = (plan.jupyter(role) for role in
+                                   ("common", "student", "instructor"))
+    _write(common / "nbgrader_config.py",
+           "c = get_config()  # noqa: F821\n"
+           f"c.Exchange.root = {str(plan.exchange)!r}\n"
+           'c.CourseDirectory.course_id = "agentlab"\n')
+    _write(student / "labconfig" / "page_config.json",
+           json.dumps({"disabledExtensions": {name: True for name in STUDENT_HIDDEN}}, indent=1))
+    _write(student / "jupyter_server_config.json", json.dumps({"ServerApp": {
+        "jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
+    _write(instructor / "nbgrader_config.py",
+           "c = get_config()  # noqa: F821\n"
+           "# The course's own configuration: its folder, gradebook and the isolated grader.\n"
+           f"load_subconfig({str(plan.course / 'nbgrader_config.py')!r})  # noqa: F821\n"
+           "# Submissions graded here never see the instructor's home either.\n"
+           f"c.ScoredOutside.hidden_paths = [{str(plan.home(plan.instructor))!r}]\n")
+    _write(plan.lab_settings / "overrides.json", json.dumps({
+        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                        "checkForUpdates": False}}, indent=1))
+
+
+def _course(plan: HubPlan) -> None:
+    """The instructor's course, written from the installed package where it is missing, with
+    the students in its gradebook (the formgrader lists them by name)."""
+    from agentlab_magics.course.course_folder import init
+    from agentlab_magics.course.nbgrader_cli import Nbgrader
+
+    if not plan.course.exists():
+        sys.path.insert(0, str(plan.instructor_package))
+        try:
+            init(plan.course)
+        finally:
+            sys.path.remove(str(plan.instructor_package))
+        roster = plan.course / "students.csv"
+        roster.write_text("id,last_name,first_name\n" + "".join(
+            f"{student},{student},student\n" for student in plan.students), encoding="utf-8")
+        Nbgrader({"AGENTLAB_EXCHANGE": str(plan.exchange)}).run(
+            "db", "student", "import", str(roster), cwd=plan.course)
+    owner = pwd.getpwnam(plan.instructor)
+    for root, folders, files in os.walk(plan.course):
+        for name in [root, *(os.path.join(root, n) for n in files)]:
+            os.chown(name, owner.pw_uid, owner.pw_gid)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name, path=SYSTEM_PATH) or name

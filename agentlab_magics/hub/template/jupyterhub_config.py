@@ -1,0 +1,71 @@
+"""JupyterHub's configuration for the agentlab course on one machine (JupyterHub 5 or 6).
+
+`agentlab hub demo` lays the hub out (agentlab_magics/hub/recipe.py) and starts JupyterHub with
+this file and AGENTLAB_HUB_PLAN naming the hub's plan.json: its folder, ports, users and
+password. Everything listens on 127.0.0.1 only.
+
+What a real hub changes: the authenticator (PAM for the machine's own accounts, or an OAuth
+provider through oauthenticator) and the address (a public one behind TLS). The rest, users'
+servers started as their own Unix users from one shared environment, the exchange, and the
+per-role configuration, is what The Littlest JupyterHub does too (docs/instructors.md).
+"""
+
+import json
+import os
+
+from agentlab_magics.hub.plan import HubPlan
+
+c = get_config()  # noqa: F821 (JupyterHub injects get_config when it loads this file)
+
+with open(os.environ["AGENTLAB_HUB_PLAN"], encoding="utf-8") as file:
+    plan = HubPlan.model_validate(json.load(file))
+
+# -- where it listens: this machine only -----------------------------------------------------
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = plan.port
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = plan.hub_port
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{plan.proxy_api_port}"
+c.ConfigurableHTTPProxy.pid_file = str(plan.folder / "proxy.pid")
+c.JupyterHub.db_url = f"sqlite:///{plan.folder / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(plan.folder / "jupyterhub_cookie_secret")
+c.JupyterHub.cleanup_servers = True  # Ctrl-C stops every user's server too
+
+# -- who may log in: a local demo's shared password ------------------------------------------
+# A real hub uses "pam" (the machine's accounts) or an OAuthenticator instead.
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = plan.password
+c.Authenticator.allowed_users = set(plan.users)
+c.Authenticator.admin_users = {plan.instructor}
+
+# -- each user's server: JupyterLab, as that Unix user, from the shared environment ----------
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.cmd = [str(plan.prefix / "bin" / "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
+c.Spawner.args = [
+    "--LabApp.news_url=None",
+    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    "--LabApp.extension_manager=readonly",
+    f"--LabApp.app_settings_dir={plan.lab_settings}",
+]
+
+
+def role_environment(spawner) -> None:
+    """The user's role decides their Jupyter configuration: the instructor's has the course
+    and the formgrader, and the instructor package on PYTHONPATH; a student's has neither."""
+    instructor = spawner.user.name == plan.instructor
+    role = "instructor" if instructor else "student"
+    spawner.environment.update({
+        "JUPYTER_CONFIG_PATH": os.pathsep.join(
+            str(plan.jupyter(name)) for name in (role, "common")),
+        "AGENTLAB_EXCHANGE": str(plan.exchange),
+        "PATH": f"{plan.prefix / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+    })
+    if instructor:
+        spawner.environment["PYTHONPATH"] = str(plan.instructor_files)
+
+
+c.Spawner.pre_spawn_hook = role_environment
