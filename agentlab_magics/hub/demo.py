@@ -35,10 +35,10 @@ def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     plan = prepare(plan)
     environment = {"PATH": f"{plan.prefix / 'bin'}:/usr/local/bin:/usr/bin:/bin",
                    "LANG": os.environ.get("LANG", "C.UTF-8"),
-                   "AGENTLAB_HUB_PLAN": str(plan.folder / PLAN)}
-    log = open(plan.folder / HUB_LOG, "ab")
+                   "AGENTLAB_HUB_PLAN": str(plan.state / PLAN)}
+    log = open(plan.state / HUB_LOG, "ab")
     hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
-                           cwd=plan.folder, env=environment, stdout=log, stderr=log,
+                           cwd=plan.state, env=environment, stdout=log, stderr=log,
                            stdin=subprocess.DEVNULL, start_new_session=True)
     log.close()
     return plan, hub
@@ -63,7 +63,7 @@ def run(plan: HubPlan, out: TextIO) -> int:
     out.write(f"The course's hub is at http://127.0.0.1:{plan.port}/\n"
               f"Log in as {plan.instructor} (the instructor) or {', '.join(plan.students)} "
               f"(students), password {plan.password}\n"
-              f"JupyterHub's log: {plan.folder / HUB_LOG}. Ctrl-C stops it.\n")
+              f"JupyterHub's log: {plan.state / HUB_LOG}. Ctrl-C stops it.\n")
     out.flush()
     try:
         while hub.poll() is None:
@@ -73,7 +73,7 @@ def run(plan: HubPlan, out: TextIO) -> int:
         out.write("The hub stopped, and every server it started with it.\n")
         return 0
     out.write(f"JupyterHub exited with {hub.returncode}; its log says why: "
-              f"{plan.folder / HUB_LOG}\n")
+              f"{plan.state / HUB_LOG}\n")
     return hub.returncode or 1
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-PLAN = "plan.json"  # in the hub's folder: what template/jupyterhub_config.py reads
+PLAN = "plan.json"  # in the hub's state folder: what template/jupyterhub_config.py reads
 COURSE_FOLDER = "agentlab"  # the course, in the instructor's home
 
 
@@ -29,6 +29,11 @@ class HubPlan(BaseModel):
     @property
     def users(self) -> list[str]:
         return [self.instructor, *self.students]
+
+    @property
+    def state(self) -> Path:
+        """JupyterHub's own files (its database, cookie secret, log, this plan): root's alone."""
+        return self.folder / "state"
 
     @property
     def exchange(self) -> Path:

@@ -72,6 +72,8 @@ def prepare(plan: HubPlan) -> HubPlan:
     plan = plan.model_copy(update={"instructor_package": _instructor_package(plan)})
     plan.folder.mkdir(parents=True, exist_ok=True)
     os.chmod(plan.folder, 0o755)
+    plan.state.mkdir(exist_ok=True)
+    os.chmod(plan.state, 0o700)  # the hub's database holds its servers' OAuth secrets
     for user in plan.users:
         _user(user)
     plan.exchange.mkdir(exist_ok=True)
@@ -79,8 +81,7 @@ def prepare(plan: HubPlan) -> HubPlan:
     _copy_instructor_package(plan)
     _configuration(plan)
     _course(plan)
-    (plan.folder / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
-    os.chmod(plan.folder / PLAN, 0o600)  # it holds the password
+    (plan.state / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
     return plan
 
 

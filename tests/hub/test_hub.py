@@ -92,7 +92,7 @@ class Hub:
     pages: dict = field(default_factory=dict)  # user -> their JupyterLab page
 
     def plan(self) -> dict:
-        return json.loads((self.folder / "plan.json").read_text())
+        return json.loads((self.folder / "state" / "plan.json").read_text())
 
 
 def _remove_users() -> None:
@@ -379,6 +379,7 @@ def test_a_student_cannot_reach_another_students_work(hub, browser, screenshots)
         "the course's submissions": course / "submitted" / WRONG,
         "the course's gradebook": course / "gradebook.db",
         "the held-back tests": Path(plan["folder"]) / "instructor",
+        "the hub's database": Path(plan["folder"]) / "state" / "jupyterhub.sqlite",
     }
     for path in paths.values():
         assert path.exists(), path

@@ -26,9 +26,9 @@ c.JupyterHub.port = plan.port
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = plan.hub_port
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{plan.proxy_api_port}"
-c.ConfigurableHTTPProxy.pid_file = str(plan.folder / "proxy.pid")
-c.JupyterHub.db_url = f"sqlite:///{plan.folder / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = str(plan.folder / "jupyterhub_cookie_secret")
+c.ConfigurableHTTPProxy.pid_file = str(plan.state / "proxy.pid")
+c.JupyterHub.db_url = f"sqlite:///{plan.state / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(plan.state / "jupyterhub_cookie_secret")
 c.JupyterHub.cleanup_servers = True  # Ctrl-C stops every user's server too
 
 # -- who may log in: a local demo's shared password ------------------------------------------
