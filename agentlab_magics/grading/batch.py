@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -56,12 +57,38 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
     scheduler is at `scheduler`; merge each into the course and say what became of each."""
     began = time.time()
-    where = _Course(nbgrader.configuration(course))
-    kit = where.kit(assignment)
-    marks, graded = where.fingerprints(assignment), where.graded(assignment)
     records: dict[str, Record] = {}
+    stopped = False
+    with ThreadPoolExecutor(1) as pool:
+        # Reading nbgrader's configuration takes a subprocess a second or two: the cluster
+        # starts meanwhile.
+        configuration = pool.submit(nbgrader.configuration, course)
+        with _client(workers, scheduler) as client:
+            where = _Course(configuration.result())
+            kit = where.kit(assignment)
+            todo = _todo(where, kit, students, force, records)
+            try:
+                if todo:
+                    _run(where, kit, todo, client, progress, records)
+            except KeyboardInterrupt:
+                stopped = True
+    summary = BatchSummary(assignment=assignment,
+                           cluster=scheduler or f"LocalCluster, {workers or os.cpu_count()} workers",
+                           began=began, seconds=time.time() - began,
+                           records=[records[s] for s in sorted(records)])
+    summary.path = str(where.write_summary(summary))
+    if stopped:
+        raise BatchStopped(summary)
+    return summary
+
+
+def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
+          records: dict[str, Record]) -> dict[str, tuple[Submission, str]]:
+    """The submissions to grade, each with its fingerprint; those refused or unchanged are
+    recorded in `records` instead."""
+    marks, graded = where.fingerprints(kit.assignment), where.graded(kit.assignment)
     todo: dict[str, tuple[Submission, str]] = {}
-    for student, folder in where.submissions(assignment, students).items():
+    for student, folder in where.submissions(kit.assignment, students).items():
         try:
             files = where.files(folder)
         except SubmissionRefused as exc:
@@ -71,22 +98,9 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
         if not force and marks.get(student) == mark and student in graded:
             records[student] = Record(student=student, status="unchanged")
         else:
-            part = read_student(where.db_url, where.course_id, assignment, student)
+            part = read_student(where.db_url, where.course_id, kit.assignment, student)
             todo[student] = (Submission(part=part, files=files), mark)
-    cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
-    stopped = False
-    try:
-        if todo:
-            _run(where, kit, todo, workers, scheduler, progress, records)
-    except KeyboardInterrupt:
-        stopped = True
-    summary = BatchSummary(assignment=assignment, cluster=cluster, began=began,
-                           seconds=time.time() - began,
-                           records=[records[s] for s in sorted(records)])
-    summary.path = str(where.write_summary(summary))
-    if stopped:
-        raise BatchStopped(summary)
-    return summary
+    return todo
 
 
 class BatchStopped(KeyboardInterrupt):
@@ -97,42 +111,40 @@ class BatchStopped(KeyboardInterrupt):
         self.summary = summary
 
 
-def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]],
-         workers: int | None, scheduler: str | None, progress: TextIO | None,
-         records: dict[str, Record]) -> None:
+def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], client,
+         progress: TextIO | None, records: dict[str, Record]) -> None:
     """Grade the `todo` submissions (each with its fingerprint) on the cluster, merge each as
     it ends and record it in `records`; on Ctrl-C, cancel the rest (recorded as cancelled)
     and raise it again."""
     from distributed import wait
 
     bar = ProgressBar(len(todo), progress)
-    with _client(workers, scheduler) as client:
-        futures = {}
-        run = uuid.uuid4().hex[:8]
-        for student, (submission, _) in todo.items():
-            future = client.submit(grade_one, kit, submission, pure=False,
-                                   key=f"agentlab-autograde-{kit.assignment}-{student}-{run}")
-            futures[future] = Record(student=student, status="cancelled", queued=time.time())
-        pending = set(futures)
-        try:
-            while pending:
-                try:
-                    done = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED").done
-                except TimeoutError:
-                    done = set()
-                for future in done:
-                    pending.discard(future)
-                    record = futures[future]
-                    with _uninterrupted():
-                        _settle(where, kit, future, record, todo[record.student][1])
-                    records[record.student] = record
-                    bar.step(f"{record.student}: {record.status}")
-                bar.redraw(_counts(records, client, pending))
-        except KeyboardInterrupt:
-            client.cancel(list(pending))
-            for future in pending:
-                records[futures[future].student] = futures[future]
-            raise
+    futures = {}
+    run = uuid.uuid4().hex[:8]
+    for student, (submission, _) in todo.items():
+        future = client.submit(grade_one, kit, submission, pure=False,
+                               key=f"agentlab-autograde-{kit.assignment}-{student}-{run}")
+        futures[future] = Record(student=student, status="cancelled", queued=time.time())
+    pending = set(futures)
+    try:
+        while pending:
+            try:
+                done = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                done = set()
+            for future in done:
+                pending.discard(future)
+                record = futures[future]
+                with _uninterrupted():
+                    _settle(where, kit, future, record, todo[record.student][1])
+                records[record.student] = record
+                bar.step(f"{record.student}: {record.status}")
+            bar.redraw(_counts(records, client, pending))
+    except KeyboardInterrupt:
+        client.cancel(list(pending))
+        for future in pending:
+            records[futures[future].student] = futures[future]
+        raise
 
 
 def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None:
@@ -159,7 +171,11 @@ def _counts(records: dict[str, Record], client, pending: set) -> str:
     done = sum(r.status == "graded" for r in records.values())
     failed = sum(r.status == "failed" for r in records.values())
     keys = {future.key for future in pending}
-    running = sum(key in keys for stacks in client.call_stack().values() for key in stacks)
+    try:
+        stacks = client.call_stack()
+    except OSError:  # a worker went away while asked (its tasks are retried elsewhere)
+        stacks = {}
+    running = sum(key in keys for found in stacks.values() for key in found)
     return f"graded {done}, failed {failed}, running {running}, waiting {len(pending) - running}"
 
 
@@ -171,15 +187,20 @@ def _client(workers: int | None, scheduler: str | None) -> Iterator:
 
     if scheduler:
         try:
-            with Client(scheduler, timeout=30) as client:
-                yield client
+            client = Client(scheduler, timeout=30)
         except OSError as exc:
             raise BatchProblem(f"No Dask scheduler answered at {scheduler} ({exc}); start one "
                                "with `dask scheduler` and its workers with `dask worker "
                                f"{scheduler}`.") from None
+        with client:
+            yield client
         return
     with local_cluster(workers) as cluster, Client(cluster) as client:
         yield client
+
+
+# What each worker imports as it starts, so its first submission does not wait for nbgrader.
+WARM = "agentlab_magics.grading.warm"
 
 
 @contextmanager
@@ -195,7 +216,7 @@ def local_cluster(workers: int | None = None) -> Iterator:
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
             LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
                          processes=True, dashboard_address="127.0.0.1:0",
-                         silence_logs=logging.ERROR) as cluster:
+                         preload=[WARM], silence_logs=logging.ERROR) as cluster:
         yield cluster
 
 
