@@ -21,8 +21,11 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from agentlab_magics import __version__
+
     parser = argparse.ArgumentParser(prog="agentlab", description=(
         "Build an LLM agent loop lesson by lesson, and check it."))
+    parser.add_argument("--version", action="version", version=f"agentlab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="show four runs of the reference harness and judge them")
     commands.add_parser("labs", help="list the labs")
@@ -184,6 +187,15 @@ def _check(lab_id: str, args: argparse.Namespace) -> int:
     from agentlab_magics.checking import run
     from agentlab_magics.checking.text_report import render
 
+    harness = Path(args.harness)
+    if not harness.is_file():  # a usage error: the file to check is not there to read
+        from agentlab_magics.checking.student import CodeProblem, read_source
+
+        try:
+            read_source(harness)
+        except CodeProblem as exc:
+            print(f"agentlab: {exc}", file=sys.stderr)
+            return 2
     report = run(lab_id, args.harness, timeout=args.timeout)
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0 if report.all_passed else 1
@@ -373,9 +385,16 @@ def _course_demo(args: argparse.Namespace) -> int:
                 NbgraderFailed) as exc:
             print(f"agentlab: {exc}", file=sys.stderr)
             return 2 if isinstance(exc, (CourseProblem, CourseFolderProblem)) else 1
+    from agentlab_magics.course.students import HANDS_IN
+
+    print("Who handed in what:")
+    for student in run.table.students:
+        print(f"  {student:<10} {HANDS_IN[student]}")
+    print()
     print(run.table.render())
-    print(f"\n{len(run.table.students)} students handed in {len(run.table.assignments)} "
-          f"assignments, graded by nbgrader in {run.seconds:.0f} s.")
+    students, assignments = len(run.table.students), len(run.table.assignments)
+    print(f"\n{students} student{'s' * (students != 1)} handed in {assignments} "
+          f"assignment{'s' * (assignments != 1)}, graded by nbgrader in {run.seconds:.0f} s.")
     if args.keep:
         print(f"Everything is kept in {args.keep}: the feedback pages are in "
               f"{args.keep / 'course' / 'feedback'}, each command's log in {args.keep / 'logs'}.")

@@ -127,6 +127,8 @@ def load_path(path: str | Path, name: str = "harness") -> types.ModuleType:
 def read_source(path: str | Path, name: str = "harness") -> str:
     """The text of the student's file at `path`, decoded as `load_path` describes."""
     path = Path(path)
+    if path.is_dir():
+        raise CodeProblem(f"{path} is a folder. Give the path of your {name}.py inside it.")
     if not path.is_file():
         raise CodeProblem(f"There is no file {path}. Give the path of your {name}.py.")
     try:

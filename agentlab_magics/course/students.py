@@ -27,6 +27,14 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 STUDENTS = ("reference", "starter", "wrong", "hanging", "deleted")
+# What each hands in, in a line of the demo's output.
+HANDS_IN = {
+    "reference": "the lab's reference in every harness cell",
+    "starter": "the released notebook, untouched",
+    "wrong": "the reference with one plausible mistake",
+    "hanging": "the reference with one function that never returns",
+    "deleted": "the reference, with its first graded cell deleted (nbgrader puts it back)",
+}
 
 
 @dataclass(frozen=True)

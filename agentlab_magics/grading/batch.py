@@ -135,9 +135,9 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
             for future in done:
                 pending.discard(future)
                 record = futures[future]
-                with _uninterrupted():
+                with _uninterrupted():  # merged and recorded, or neither
                     _settle(where, kit, future, record, todo[record.student][1])
-                records[record.student] = record
+                    records[record.student] = record
                 bar.step(f"{record.student}: {record.status}")
             bar.redraw(_counts(records, client, pending))
     except KeyboardInterrupt:

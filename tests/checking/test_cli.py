@@ -43,6 +43,18 @@ def test_usage_errors_exit_2(tmp_path):
     assert agentlab("check", "lesson99", "--harness", "x.py").returncode == 2
     assert agentlab("check", "lesson1").returncode == 2
     assert agentlab("check", "lesson1", "--harness", "x.py", "--timeout", "0").returncode == 2
+    for where, sentence in ((tmp_path / "nope.py", "There is no file"),
+                            (tmp_path, "is a folder. Give the path of your harness.py inside it")):
+        done = agentlab("check", "lesson1", "--harness", str(where))
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.startswith("agentlab: ") and sentence in done.stderr
+
+
+def test_version():
+    from agentlab_magics import __version__
+
+    done = agentlab("--version")
+    assert (done.returncode, done.stdout.strip()) == (0, f"agentlab {__version__}")
 
 
 def test_labs_lists_every_lab_and_starter_prints_gaps():

@@ -87,7 +87,7 @@ def test_code_nested_too_deeply_to_compile_is_a_sentence():
 def test_a_missing_or_unreadable_path_is_a_sentence(tmp_path):
     assert problem(tmp_path / "nope.py") == (f"There is no file {tmp_path / 'nope.py'}. Give "
                                              "the path of your harness.py.")
-    assert "There is no file" in problem(tmp_path)  # a folder
+    assert problem(tmp_path) == f"{tmp_path} is a folder. Give the path of your harness.py inside it."
 
 
 @pytest.mark.parametrize("content, sentence", [
