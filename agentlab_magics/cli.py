@@ -387,11 +387,10 @@ def _course_demo(args: argparse.Namespace) -> int:
             return 2 if isinstance(exc, (CourseProblem, CourseFolderProblem)) else 1
     from agentlab_magics.course.students import HANDS_IN
 
-    print("Who handed in what:")
+    print(run.table.render())
+    print("\nWho handed in what:")
     for student in run.table.students:
         print(f"  {student:<10} {HANDS_IN[student]}")
-    print()
-    print(run.table.render())
     students, assignments = len(run.table.students), len(run.table.assignments)
     print(f"\n{students} student{'s' * (students != 1)} handed in {assignments} "
           f"assignment{'s' * (assignments != 1)}, graded by nbgrader in {run.seconds:.0f} s.")

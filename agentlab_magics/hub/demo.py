@@ -58,13 +58,19 @@ def stop(hub: subprocess.Popen) -> None:
 def run(plan: HubPlan, out: TextIO) -> int:
     """Run the hub until Ctrl-C (0) or until JupyterHub exits by itself (its exit code)."""
     plan, hub = start(plan)
-    for number in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, and `kill`, even where a
-        signal.signal(number, _interrupt)  # shell started this with Ctrl-C ignored
+    if plan.instructor_package.is_relative_to(plan.prefix.resolve()):
+        out.write(f"Warning: the instructor package is installed in the environment every user "
+                  f"runs ({plan.instructor_package}), so students can read the held-back "
+                  "tests. Install it elsewhere and pass that folder with "
+                  "--instructor-package.\n")
     out.write(f"The course's hub is at http://127.0.0.1:{plan.port}/\n"
               f"Log in as {plan.instructor} (the instructor) or {', '.join(plan.students)} "
               f"(students), password {plan.password}\n"
               f"JupyterHub's log: {plan.state / HUB_LOG}. Ctrl-C stops it.\n")
     out.flush()
+    # Ctrl-C, and `kill`, stop the hub, even where a shell started this with Ctrl-C ignored.
+    previous = {number: signal.signal(number, _interrupt)
+                for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         while hub.poll() is None:
             time.sleep(0.5)
@@ -72,6 +78,9 @@ def run(plan: HubPlan, out: TextIO) -> int:
         stop(hub)
         out.write("The hub stopped, and every server it started with it.\n")
         return 0
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     out.write(f"JupyterHub exited with {hub.returncode}; its log says why: "
               f"{plan.state / HUB_LOG}\n")
     return hub.returncode or 1

@@ -121,6 +121,8 @@ def test_the_table_has_every_student_and_the_maxima(demo):
               for a in IDS]
     assert [demo.table.max_scores[a] for a in IDS] == maxima
     assert demo.out.splitlines()[0].split() == IDS
+    assert "Who handed in what:\n  reference  the lab's reference in every harness cell" in demo.out
+    assert f"{len(STUDENTS)} students handed in {len(IDS)} assignments" in demo.out
     assert re.search(r"^max\s+" + r"\s+".join(f"{m:g}" for m in maxima) + "$", demo.out,
                      re.MULTILINE)
 

@@ -48,3 +48,25 @@ def test_the_command_stops_at_the_sentence_and_changes_nothing(tmp_path, monkeyp
     said = capsys.readouterr()
     assert said.out == "" and said.err.startswith("agentlab: The hub makes Unix users")
     assert "Traceback" not in said.err and not (tmp_path / "hub").exists()
+
+
+def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path, monkeypatch):
+    import io
+    import subprocess
+    import sys
+
+    from agentlab_magics.hub import demo
+
+    shared = Path(sys.prefix).resolve()
+    laid_out = plan(tmp_path, instructor_package=shared / "lib")
+    exited = subprocess.Popen([sys.executable, "-c", "pass"])
+    exited.wait()
+    monkeypatch.setattr(demo, "start", lambda given: (laid_out, exited))
+    out = io.StringIO()
+    assert demo.run(laid_out, out) == 1  # JupyterHub "exited by itself" here
+    assert "students can read the held-back tests" in out.getvalue()
+    safe = laid_out.model_copy(update={"instructor_package": tmp_path})
+    monkeypatch.setattr(demo, "start", lambda given: (safe, exited))
+    out = io.StringIO()
+    demo.run(safe, out)
+    assert "held-back" not in out.getvalue()
