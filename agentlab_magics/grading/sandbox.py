@@ -109,11 +109,8 @@ class Sandbox:
 
     def give(self, path: Path) -> None:
         """Hand a file or folder made in the scratch folder over to this run's user."""
-        if self.uid is None:
-            return
-        for root, folders, files in os.walk(path):
-            for name in [root, *(os.path.join(root, n) for n in folders + files)]:
-                os.chown(name, self.uid, self.uid)
+        if self.uid is not None:
+            own_tree(path, self.uid, self.uid)
 
     def command(self, argv: list[str]) -> list[str]:
         """`argv` as it runs in this sandbox."""
@@ -139,6 +136,14 @@ class Sandbox:
                                capture_output=True)
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
+
+
+def own_tree(path: Path, uid: int, gid: int) -> None:
+    """Make `path` and everything under it belong to `uid`:`gid`; a link is changed itself,
+    never what it points to."""
+    for root, folders, files in os.walk(path):
+        for name in [root, *(os.path.join(root, n) for n in folders + files)]:
+            os.chown(name, uid, gid, follow_symlinks=False)
 
 
 def _dies_with_parent() -> list[str]:

@@ -15,7 +15,6 @@ starts. Every step is one an administrator does by hand on a real hub (docs/inst
 
 from __future__ import annotations
 
-import grp
 import importlib.util
 import json
 import os
@@ -26,6 +25,7 @@ import sys
 from pathlib import Path
 
 from agentlab_magics.grading.jail import SYSTEM_PATH, closed_ancestor
+from agentlab_magics.grading.sandbox import own_tree
 from agentlab_magics.hub.plan import PLAN, HubPlan
 
 PROXY = "configurable-http-proxy"
@@ -113,7 +113,7 @@ def _copy_instructor_package(plan: HubPlan) -> None:
         shutil.rmtree(target)
     shutil.copytree(plan.instructor_package / "agentlab_instructor", target,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    group = grp.getgrgid(pwd.getpwnam(plan.instructor).pw_gid).gr_gid
+    group = pwd.getpwnam(plan.instructor).pw_gid
     for root, folders, files in os.walk(plan.instructor_files):
         os.chown(root, 0, group)
         os.chmod(root, 0o750)
@@ -163,9 +163,7 @@ def _course(plan: HubPlan) -> None:
         Nbgrader({"AGENTLAB_EXCHANGE": str(plan.exchange)}).run(
             "db", "student", "import", str(roster), cwd=plan.course)
     owner = pwd.getpwnam(plan.instructor)
-    for root, folders, files in os.walk(plan.course):
-        for name in [root, *(os.path.join(root, n) for n in files)]:
-            os.chown(name, owner.pw_uid, owner.pw_gid)
+    own_tree(plan.course, owner.pw_uid, owner.pw_gid)
 
 
 def _write(path: Path, text: str) -> None:
