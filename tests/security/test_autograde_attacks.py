@@ -584,6 +584,37 @@ publish_display_data({"text/plain": "amplified"}, metadata={"redteam": [[]] * 30
 print("sent")
 '''
 
+# The scoring process runs while the kernel does (autograde.ScoredOutside): the kernel hunts it
+# for as long as scoring takes, for a scratch folder to forge a report in and a process to
+# stop. Both live in namespaces of their own, under another user.
+HUNT_THE_SCORER = '''
+import glob, os, signal, time
+_mine = os.path.realpath(os.getcwd())
+_deadline = time.monotonic() + 4
+while time.monotonic() < _deadline:
+    for _dir in glob.glob("/tmp/agentlab-grade-*") + glob.glob("/tmp/*/agentlab-grade-*"):
+        if os.path.realpath(_dir) != _mine:
+            try:
+                with open(os.path.join(_dir, "report.json"), "w") as _file:
+                    _file.write("forged")
+                print("BREACH: wrote into", _dir)
+            except OSError:
+                pass
+    for _pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            _command = open(f"/proc/{_pid}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if b"grading.score" in _command:
+            print("BREACH: sees the scorer", _pid)
+            try:
+                os.kill(int(_pid), signal.SIGSTOP)
+            except OSError:
+                pass
+    time.sleep(0.05)
+print("hunted")
+'''
+
 
 @dataclass
 class Attack:
@@ -633,6 +664,7 @@ ATTACKS: dict[str, Attack] = {
     # str subclasses as file names, compared inside the checker's trusted window (forgeries.py)
     "z4_lying_file_name": Attack(lab_tail=LYING_FILE_NAME),
     "z4_lying_code_file_name": Attack(lab_tail=LYING_CODE_FILE_NAME),
+    "z5_hunt_the_scorer": Attack(cells=[HUNT_THE_SCORER]),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant
@@ -954,6 +986,11 @@ def test_the_fork_bomb_hit_the_process_limit(graded):
 def test_no_attack_did_what_a_submission_must_never_do(graded, student):
     """An attack prints BREACH only when it read, wrote or reached what it must not."""
     assert "BREACH" not in graded.outputs(student)
+
+
+def test_the_kernel_hunted_the_scorer_while_it_scored(graded):
+    """The hunt ran to its end, so its lack of BREACH means something."""
+    assert "hunted" in graded.outputs("z5_hunt_the_scorer")
 
 
 @pytest.mark.parametrize("_", [_param("tmp", TMP_WORKS)])
