@@ -147,21 +147,26 @@ class AgentLabMagics(Magics):
     @line_cell_magic
     def check(self, line: str, cell: str | None = None):
         """%%check LAB [--timeout S] [--quiet]: run the cell as your harness and check it.
-        %check LAB: check the names this notebook has already defined."""
+        %check LAB: check the names this notebook has already defined. While it runs, a line
+        shows each test's mark as it finishes; the report then takes its place."""
         args = self._parse(CHECK, line)
         if args is None:
             return
+        from IPython.display import Pretty
+
         from agentlab_magics import notebook
         from agentlab_magics.course import UnknownLab
 
         store = self._store()
+        live = None if args.quiet else display(display_id=True)
         try:
+            marks = live and notebook.LiveMarks(args.lab, lambda text: live.update(Pretty(text)))
             if cell is None:
                 report = notebook.check_names(args.lab, self.shell.user_ns, timeout=args.timeout,
-                                              store=store)
+                                              store=store, on_outcome=marks)
             else:
                 report = notebook.check_cell(args.lab, cell, self.shell.user_ns,
-                                             timeout=args.timeout, store=store)
+                                             timeout=args.timeout, store=store, on_outcome=marks)
         except UnknownLab as exc:
             self._say(str(exc))
             return
@@ -172,7 +177,7 @@ class AgentLabMagics(Magics):
         else:
             from agentlab_magics.widgets import ReportView
 
-            display(ReportView(report))
+            live.update(ReportView(report))
 
     @line_magic
     def transcript(self, line: str):
@@ -215,7 +220,8 @@ class AgentLabMagics(Magics):
 
     @line_magic
     def solution(self, line: str):
-        """%solution LAB: show the lab's reference; the map then says "built with help"."""
+        """%solution LAB: show the lab's reference under a heading and a warning; the map
+        then says "built with help" unless the lab had passed without it."""
         from agentlab_magics import notebook
         from agentlab_magics.course import UnknownLab
         from agentlab_magics.progress.store import ProgressError
@@ -226,7 +232,12 @@ class AgentLabMagics(Magics):
         except (UnknownLab, ProgressError) as exc:
             shown = str(exc)
         self._notice(store)
-        self._say(shown)
+        if isinstance(shown, str):
+            self._say(shown)
+        else:
+            from agentlab_magics.widgets.solution_view import SolutionView
+
+            display(SolutionView(shown))
 
     @line_magic
     def progress(self, line: str):

@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from agentlab_magics.checking import CheckReport, run
-from agentlab_magics.checking.student import CodeProblem, course_imports, load, register
+from agentlab_magics.checking import CheckReport, TestOutcome, run
+from agentlab_magics.checking.student import (
+    CodeProblem, as_in_the_cell, course_imports, load, register)
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.grading import autograding
@@ -22,10 +23,13 @@ CELL = "<your cell>"
 
 
 def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | None = None,
-               store: ProgressStore | None = None) -> CheckReport:
-    """Run `source` as the lab's module (importable afterwards, its names in `namespace`),
-    check it, and record the outcome in the progress store."""
+               store: ProgressStore | None = None,
+               on_outcome: Callable[[TestOutcome], None] | None = None) -> CheckReport:
+    """Run `source` (a `%%check` cell's body) as the lab's module (importable afterwards, its
+    names in `namespace`), check it, and record the outcome in the progress store. Lines are
+    counted as the notebook counts them: line 1 is the `%%check` line."""
     lab = find_lab(lab_id)
+    source = as_in_the_cell(source)
     try:
         module = load(source, CELL, lab.module)
     except CodeProblem as exc:
@@ -36,18 +40,19 @@ def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | No
     if autograding():
         return CheckReport(lab_id=lab.id, title=lab.title, problem=(
             "Checked by the grader, outside this notebook: see the graded cells below."))
-    return _checked(lab.id, module, timeout, store, source=source)
+    return _checked(lab.id, module, timeout, store, source=source, on_outcome=on_outcome)
 
 
 def check_names(lab_id: str, namespace: dict, *, timeout: float | None = None,
-                store: ProgressStore | None = None) -> CheckReport:
+                store: ProgressStore | None = None,
+                on_outcome: Callable[[TestOutcome], None] | None = None) -> CheckReport:
     """Check the names the notebook has already defined, as if they were the lab's module."""
     lab = find_lab(lab_id)
     course_imports()
     module = types.ModuleType(lab.module)
     module.__dict__.update({name: value for name, value in namespace.items()
                             if not name.startswith("_")})
-    return _checked(lab.id, module, timeout, store)
+    return _checked(lab.id, module, timeout, store, on_outcome=on_outcome)
 
 
 def time_limit() -> float:
@@ -59,23 +64,81 @@ def time_limit() -> float:
 
 
 def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
-             store: ProgressStore | None, source: str | None = None) -> CheckReport:
+             store: ProgressStore | None, source: str | None = None,
+             on_outcome: Callable[[TestOutcome], None] | None = None) -> CheckReport:
     """Run the lab's tests (on `source` loaded afresh in the checker's child process, when
-    given, else on `module`) and record what passed; the report is returned even when the
-    progress cannot be saved, and then the store's notice says why."""
-    report = run(lab_id, module, source=source,
-                 timeout=time_limit() if timeout is None else timeout)
+    given, else on `module`) and record which of the lab's own passed (an earlier lesson's
+    test that still holds counts in its own lesson, not here); the report is returned even
+    when the progress cannot be saved, and then the store's notice says why. Each outcome
+    goes to `on_outcome` as it arrives; an interrupt stops the check, and its report says so
+    (nothing is recorded)."""
+    finished: list[TestOutcome] = []
+
+    def arrived(outcome: TestOutcome) -> None:
+        finished.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+
+    try:
+        report = run(lab_id, module, source=source, on_outcome=arrived,
+                     timeout=time_limit() if timeout is None else timeout)
+    except KeyboardInterrupt:
+        return _stopped(lab_id, len(finished))
     if report.problem is None:
         store = store or ProgressStore()
         try:
-            store.checked(lab_id, [o.name for o in report.outcomes if o.passed],
+            store.checked(lab_id, [o.name for o in report.outcomes if o.passed and not o.group],
                           report.all_passed)
         except ProgressError as exc:
             store.tell(str(exc))
     return report
 
 
-def open_solution(lab_id: str, store: ProgressStore | None = None) -> str:
+def _stopped(lab_id: str, finished: int) -> CheckReport:
+    """The report of a check stopped by an interrupt after `finished` tests."""
+    lab = find_lab(lab_id)
+    return CheckReport(lab_id=lab.id, title=lab.title, problem=(
+        f"You stopped the check (Interrupt) after {finished} of {_test_count(lab_id)} tests "
+        "had finished, so nothing was recorded. Run the cell again to check your code."))
+
+
+def _test_count(lab_id: str) -> int:
+    """How many tests a %%check of the lab runs."""
+    from agentlab_magics.checking.runner import lab_tests
+
+    return len(lab_tests(find_lab(lab_id)))
+
+
+class LiveMarks:
+    """The line a running %%check shows: the lab's title, each finished test's mark in order,
+    and how many of how many are done; handed to `show` again after each outcome."""
+
+    def __init__(self, lab_id: str, show: Callable[[str], None]) -> None:
+        self.title = find_lab(lab_id).title
+        self.total = _test_count(lab_id)
+        self.marks: list[str] = []
+        self.show = show
+        show(self.line())
+
+    def __call__(self, outcome: TestOutcome) -> None:
+        self.marks.append(outcome.mark)
+        self.show(self.line())
+
+    def line(self) -> str:
+        done = " ".join([*self.marks, "…"])
+        return f"{self.title}: {done} {len(self.marks)} of {self.total} done"
+
+
+@dataclass
+class Solution:
+    """A lab's solution, opened: the help is already recorded in the progress store."""
+
+    lab: str
+    title: str
+    code: str
+
+
+def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution | str:
     """What %solution shows: the lab's solution where it may be seen (course/solutions.py),
     and the map says "built with help" from then on; else the sentence saying why not.
     The help is recorded before the solution is returned: ProgressError (and no solution)
@@ -88,7 +151,7 @@ def open_solution(lab_id: str, store: ProgressStore | None = None) -> str:
     except NotPublished as exc:
         return str(exc)
     (store or ProgressStore()).solution_opened(lab.id)
-    return shown
+    return Solution(lab.id, lab.title, shown)
 
 
 @dataclass
@@ -134,17 +197,35 @@ def _asked(question: Question, answer: str | None, store: ProgressStore) -> Aske
 
 
 def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
-    """One row per lab: questions committed, tests passed, and the state word."""
-    from agentlab_magics.course import labs
+    """The map's stops, in course order (lessons 1-6, checkpoint A, the bounded unit), one per
+    assignment: its title, its labs (each with its state and its own tests passed of how many),
+    its questions (how many, answered, answered right) and its state (`page_state`)."""
+    from agentlab_magics.checking.runner import lab_tests
+    from agentlab_magics.course.assignments import ASSIGNMENTS
+    from agentlab_magics.progress.store import page_state
 
     store = store or ProgressStore()
-    rows = []
-    for lab in labs().values():
-        record = store.lab(lab.id)
-        question_ids = [q.id for q in questions_for(lab.id)]
-        rows.append({"lab": lab.id, "title": lab.title,
-                     "questions": f"{sum(q in record.questions for q in question_ids)} of "
-                                  f"{len(question_ids)}",
-                     "tests": len(record.tests_passed), "passed": record.passed,
-                     "state": record.state(question_ids)})
-    return rows
+    stops = []
+    for assignment in ASSIGNMENTS:
+        labs, asked, answered, right = [], 0, 0, 0
+        for part in assignment.parts:
+            lab, record = find_lab(part.lab), store.lab(part.lab)
+            key = {question.id: right_answer(question) for question in questions_for(lab.id)}
+            asked += len(key)
+            answered += sum(question in record.questions for question in key)
+            right += len(record.right(key))
+            tests = {test.name for test in lab_tests(lab, still_holds=False)}
+            labs.append({"lab": lab.id, "title": lab.title, "state": record.state(key),
+                         "tests_passed": len(tests.intersection(record.tests_passed)),
+                         "tests": len(tests)})
+        stops.append({"id": assignment.id, "title": assignment.title, "labs": labs,
+                      "questions": {"asked": asked, "answered": answered, "right": right},
+                      "state": page_state([lab["state"] for lab in labs])})
+    return stops
+
+
+def right_answer(question: Question) -> str | None:
+    """The letter of a choice question's right option; None for an open question, which has
+    no one right answer."""
+    return next((letter for letter, option in zip(question.letters, question.options)
+                 if option.correct), None)

@@ -32,8 +32,8 @@ record = [lab.user("Read a.py and b.py."), lab.fail("503 overloaded"), lab.user(
 # The cells' order: these indexes name them in the saved notebook and on the page.
 LOAD, REFERENCE_CHECK, BROKEN_CHECK, TRANSCRIPT, QUESTION = range(5)
 
-REFERENCE_SUMMARY = "05 Failures and limits: 10 of 10 tests passed"
-BROKEN_SUMMARY = "05 Failures and limits: 7 of 10 tests passed"
+REFERENCE_SUMMARY = "05 Failures and limits: 40 of 40 tests passed"
+BROKEN_SUMMARY = "05 Failures and limits: 37 of 40 tests passed"
 PASSING = ("max_turns=None means no limit: twelve requests in a row are served, "
            "and a limit of 20 changes nothing.")
 FAILING = ("max_turns=3 allows exactly three model calls in every run, "

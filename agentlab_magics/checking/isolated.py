@@ -6,9 +6,12 @@ shared with the caller (an anonymous mapping: no file, no descriptor, reachable 
 only through the checker's own local variables, which the guard keeps student code away
 from). The caller alone decides: a test still running past its limit is a timeout and its
 child is killed; a child that exits or crashes mid-test fails that test; the remaining tests
-then run in a fresh child. Sentences come from the caller's own copy of the tests, and every
-text, record and output is cut to a size, so a report is complete, honest and small whatever
-the student's code does.
+then run in a fresh child. A cap reached in the child (checking/caps.py) is reported the
+moment it is reached and decides that test, and a child that does not end the test soon after
+is killed. Sentences come from the caller's own copy of the tests, and every text, record and
+output is cut to a size, so a report is complete, honest and small whatever the student's code
+does. Each outcome is handed, as it arrives, to a callback (`on_outcome`, for a live display);
+an interrupt (KeyboardInterrupt) kills the child and goes on up.
 """
 
 from __future__ import annotations
@@ -24,11 +27,12 @@ import struct
 import sys
 import time
 import types
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
-from agentlab_magics.checking import guard
+from agentlab_magics.checking import caps, guard
 from agentlab_magics.checking.deadline import TimedOut, deadline
-from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.checking.student import (
     CodeProblem, NotWrittenYet, StudentModule, at_line, exception_text, same_name, student_line)
 from agentlab_magics.course import Lab
@@ -36,14 +40,18 @@ from agentlab_magics.course import Lab
 TEXT_CAP = 2_000          # characters of one message or string in a report
 OUTPUT_CAP = 4_000        # characters of printed output kept for one test
 RECORD_EDGE = 25          # messages kept at each end of a long record
+REQUESTS_KEPT = 12        # requests a test's model was sent that a report lists (the last ones)
+SHAPE_CAP = 400           # characters of one request's shape, or its refusal, in a report
 REPORT_CAP = 1_000_000    # bytes of a whole report as JSON
-MEMORY_CAP = 2 << 30      # bytes the child may add to what it had when it was made
+MEMORY_CAP = 256 << 20    # bytes the child may add to what it had when it was made
 GRACE = 1.0               # seconds past its limit before a test's child is killed
+CAP_GRACE = 0.5           # seconds a test may go on after a cap was reached, before the kill
 CHANNEL = 32 << 20        # bytes of shared memory for the outcomes
 EVENT_CAP = 256 << 10     # bytes of one outcome in the channel
 HEADER = struct.Struct("<Q")
 LENGTH = struct.Struct("<I")
 OUTCOMES = {"passed", "failed", "error", "timeout"}
+OnOutcome = Callable[[TestOutcome], None]
 
 
 def cap(text: str, limit: int = TEXT_CAP) -> str:
@@ -82,14 +90,44 @@ def kept_record(messages: Any) -> tuple[list | None, int]:
 
 
 class Recorder:
-    """The `record` fixture: keeps the list a test's run appended to, for the report."""
+    """The `record` fixture: keeps the list a test's run appended to, and the lab model it ran
+    against (when the test names it), for the report."""
 
     def __init__(self) -> None:
         self.messages: list | None = None
+        self.model: Any = None
 
-    def __call__(self, messages: list) -> list:
-        self.messages = messages
+    def __call__(self, messages: list, model: Any = None) -> list:
+        self.messages, self.model = messages, model
         return messages
+
+    def look(self) -> None:
+        """Stop the test (caps.reached) once the kept list is longer than RECORD_CAP."""
+        messages = self.messages
+        if type(messages) is list and list.__len__(messages) > caps.RECORD_CAP:
+            caps.reached(caps.record_too_long(list.__len__(messages)))
+
+
+def sent_requests(model: Any) -> tuple[list[dict] | None, int]:
+    """The last REQUESTS_KEPT requests a lab ScriptedModel was sent, each as its number, shape
+    and the strict provider's refusal, and how many there were. Only exact types are read (the
+    student's run had the model in hand), so no code of the student's runs."""
+    from agentlab_magics.lab.model import Request, ScriptedModel
+    from agentlab_magics.lab.views import shape
+
+    fields = object.__getattribute__(model, "__dict__") if type(model) is ScriptedModel else None
+    calls = dict.get(fields, "calls") if type(fields) is dict else None
+    if type(calls) is not list:
+        return None, 0
+    kept = []
+    for number, request in list(enumerate(calls, start=1))[-REQUESTS_KEPT:]:
+        own = object.__getattribute__(request, "__dict__") if type(request) is Request else {}
+        messages = plain(dict.get(own, "messages")) if type(own) is dict else None
+        refused = dict.get(own, "refused") if type(own) is dict else None
+        kept.append({"number": number,
+                     "shape": cap(shape(messages) if type(messages) is list else "?", SHAPE_CAP),
+                     "refused": cap(refused, SHAPE_CAP) if type(refused) is str else None})
+    return kept, len(calls)
 
 
 class CappedText:
@@ -121,56 +159,88 @@ class CappedText:
 
 
 def check_in_child(lab: Lab, tests: list, loader: Callable[[Callable], types.ModuleType],
-                   timeout: float) -> CheckReport:
-    """Every test of `tests` run against what `loader` makes, in children killed on time."""
+                   timeout: float, on_outcome: OnOutcome | None = None) -> CheckReport:
+    """Every test of `tests` run against what `loader` makes, in children killed on time;
+    `on_outcome` is called with each outcome, in order, as soon as it is known."""
     outcomes: list[TestOutcome] = []
     problem = None
     while problem is None and len(outcomes) < len(tests):
         pending = tests[len(outcomes):]
-        events, ending = _one_child(lab, pending, loader, timeout)
-        done, problem, started = _read_events(events, pending)
-        outcomes += done
-        if problem is None and started is not None and len(done) < len(pending):
-            outcomes.append(_lost(pending[len(done)], ending, timeout))
-        elif problem is None and len(done) < len(pending):
+        tally = _Tally(pending, on_outcome)
+        ending = _one_child(lab, pending, loader, timeout, tally)
+        problem = tally.problem
+        if problem is None and tally.started is not None and len(tally.done) < len(pending):
+            tally.add(_lost(pending[len(tally.done)], ending, timeout))
+        elif problem is None and len(tally.done) < len(pending):
             problem = _lost_while_loading(ending, timeout)
+        outcomes += tally.done
     report = CheckReport(lab_id=lab.id, title=lab.title, outcomes=outcomes, problem=problem)
     return _within_size(report)
 
 
-def _read_events(events: list[dict], pending: list) -> tuple[list[TestOutcome], str | None,
-                                                                int | None]:
-    """The outcomes a child reported, the problem it stopped on, and the test it started last."""
-    done, problem, started = [], None, None
-    for event in events:
-        kind = event.get("event")
+class _Tally:
+    """What one child has reported so far, read event by event: the outcomes in order (each
+    handed on at once), the caps reached, the test started last, the problem it stopped on."""
+
+    def __init__(self, pending: list, on_outcome: OnOutcome | None) -> None:
+        self.pending, self.on_outcome = pending, on_outcome
+        self.done: list[TestOutcome] = []
+        self.capped: dict[int, str] = {}
+        self.started: int | None = None
+        self.problem: str | None = None
+
+    def read(self, event: dict) -> None:
+        kind, k = event.get("event"), event.get("k")
         if kind == "problem":
-            problem = cap(str(event.get("text", "")))
+            self.problem = cap(str(event.get("text", "")))
         elif kind == "start":
-            started = event.get("k")
-        elif kind == "done" and event.get("k") == len(done) and len(done) < len(pending):
-            done.append(_outcome(pending[len(done)], event))
-    return done, problem, started
+            self.started = k
+        elif kind == "cap" and type(k) is int:
+            self.capped.setdefault(k, cap(str(event.get("text", ""))))
+        elif kind == "done" and k == len(self.done) and len(self.done) < len(self.pending):
+            self.add(_outcome(self.pending[k], event))
+
+    def add(self, outcome: TestOutcome) -> None:
+        """The next test's outcome; a cap reached during that test decides it."""
+        sentence = self.capped.get(len(self.done))
+        if sentence is not None:
+            outcome = outcome.model_copy(update={"outcome": "error", "message": sentence})
+        self.done.append(outcome)
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
 
 
 def _outcome(test: Any, event: dict) -> TestOutcome:
     """A test's outcome from the child's event, with the sentence from the caller's copy."""
     kind = event.get("outcome") if event.get("outcome") in OUTCOMES else "error"
     record = event.get("record")
-    return TestOutcome(name=test.name, sentence=test.sentence, outcome=kind,
+    return TestOutcome(name=test.name, sentence=test.sentence, group=test.group, outcome=kind,
                        message=cap(str(event.get("message", ""))),
                        record=record if isinstance(record, list) else None,
                        record_omitted=int(event.get("omitted", 0) or 0),
+                       requests=_requests(event.get("requests")),
+                       requests_sent=int(event.get("requests_sent", 0) or 0),
                        output=cap(str(event.get("output", "")), OUTPUT_CAP + 100),
                        duration=float(event.get("duration", 0.0) or 0.0))
+
+
+def _requests(value: Any) -> list[SentRequest] | None:
+    """The requests a child listed, each field of its own type whatever the child sent."""
+    if not isinstance(value, list):
+        return None
+    return [SentRequest(number=int(item.get("number", 0) or 0),
+                        shape=cap(str(item.get("shape", "")), SHAPE_CAP),
+                        refused=cap(str(item["refused"]), SHAPE_CAP) if item.get("refused")
+                        else None)
+            for item in value[-REQUESTS_KEPT:] if isinstance(item, dict)]
 
 
 def _lost(test: Any, ending: str, timeout: float) -> TestOutcome:
     """The outcome of a test whose child never reported it."""
     if ending == "killed":
-        return TestOutcome(name=test.name, sentence=test.sentence, outcome="timeout",
-                           message=_too_long(timeout), duration=timeout)
-    return TestOutcome(name=test.name, sentence=test.sentence, outcome="error",
+        return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
+                           outcome="timeout", message=_too_long(timeout), duration=timeout)
+    return TestOutcome(name=test.name, sentence=test.sentence, group=test.group, outcome="error",
                        message=f"Your code ended the process running this test ({ending}), "
                                "so the test could not finish: look for os._exit, a crash in "
                                "very deep recursion, or memory running out.")
@@ -204,8 +274,9 @@ def _within_size(report: CheckReport) -> CheckReport:
 # -- the caller's side of one child ----------------------------------------------------------
 
 def _one_child(lab: Lab, tests: list, loader: Callable[[Callable], types.ModuleType],
-               timeout: float) -> tuple[list[dict], str]:
-    """Fork a child for `tests`, follow it until it ends or overruns; (its events, how it ended)."""
+               timeout: float, tally: _Tally) -> str:
+    """Fork a child for `tests`, follow it into `tally` until it ends or overruns; how it ended.
+    However the following stops (an interrupt, a callback that raised), the child is killed."""
     channel = mmap.mmap(-1, CHANNEL, flags=mmap.MAP_SHARED)
     bell_read, bell_write = os.pipe()
     sys.stdout.flush(), sys.stderr.flush()
@@ -215,32 +286,42 @@ def _one_child(lab: Lab, tests: list, loader: Callable[[Callable], types.ModuleT
         _child(channel, bell_write, lab, tests, loader, timeout)
     os.close(bell_write)
     try:
-        return _follow(pid, channel, bell_read, timeout)
+        return _follow(pid, channel, bell_read, timeout, tally)
     finally:
         os.close(bell_read)
         channel.close()
 
 
-def _follow(pid: int, channel: mmap.mmap, bell: int, timeout: float) -> tuple[list[dict], str]:
-    events: list[dict] = []
+def _follow(pid: int, channel: mmap.mmap, bell: int, timeout: float, tally: _Tally) -> str:
+    """Read the child's events into `tally` as they come until it ends or overruns (then it is
+    killed); how it ended. Whatever stops this early kills the child first."""
     offset, limit_at, bell_open = HEADER.size, time.monotonic() + timeout + GRACE, True
-    while True:
-        ready = select.select([bell], [], [], 0.05)[0] if bell_open else time.sleep(0.01)
-        if ready and not os.read(bell, 4096):
-            bell_open = False
-        new, offset = _new_events(channel, offset)
-        for event in new:
-            if event.get("event") in ("start", "load"):
-                limit_at = time.monotonic() + timeout + GRACE
-        events += new
-        ended, status = os.waitpid(pid, os.WNOHANG)
-        if ended:
-            events += _new_events(channel, offset)[0]
-            return events, _ending(status)
-        if time.monotonic() > limit_at:
+    reaped = False
+    try:
+        while True:
+            ready = select.select([bell], [], [], 0.05)[0] if bell_open else time.sleep(0.01)
+            if ready and not os.read(bell, 4096):
+                bell_open = False
+            new, offset = _new_events(channel, offset)
+            for event in new:
+                if event.get("event") in ("start", "load"):
+                    limit_at = time.monotonic() + timeout + GRACE
+                elif event.get("event") == "cap":
+                    limit_at = min(limit_at, time.monotonic() + CAP_GRACE)
+            ended, status = os.waitpid(pid, os.WNOHANG)
+            overran = not ended and time.monotonic() > limit_at
+            if overran:
+                _kill(pid)
+            reaped = bool(ended) or overran
+            new += _new_events(channel, offset)[0] if reaped else []
+            for event in new:
+                tally.read(event)
+            if reaped:
+                return _ending(status) if ended else "killed"
+    except BaseException:
+        if not reaped:
             _kill(pid)
-            events += _new_events(channel, offset)[0]
-            return events, "killed"
+        raise
 
 
 def _new_events(channel: mmap.mmap, offset: int) -> tuple[list[dict], int]:
@@ -260,12 +341,16 @@ def _new_events(channel: mmap.mmap, offset: int) -> tuple[list[dict], int]:
 
 
 def _kill(pid: int) -> None:
+    """Kill the child `pid` and its process group, and reap it."""
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
             target()
         except OSError:
             pass
-    os.waitpid(pid, 0)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _ending(status: int) -> str:
@@ -310,6 +395,18 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
         output = CappedText()
         sys.stdout = sys.stderr = output
         home = getattr(loader, "home", None)
+        running: list[int] = []  # the tests started, the one running now last
+        told: set[int] = set()
+
+        def tell(sentence: str) -> None:
+            """A cap was reached: report it once a test, whatever the code then does with the
+            exception that follows (the caller decides the test from this report)."""
+            if running and running[-1] not in told:
+                told.add(running[-1])
+                with _signals_held():
+                    send({"event": "cap", "k": running[-1], "text": cap(sentence)})
+
+        caps.listen(tell)  # before the guard, which refuses adding audit hooks
         refusals, trusted = guard.install(lab.names)
         snapshot, tampered = guard.Snapshot(guard.course_modules()), []
 
@@ -325,6 +422,7 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
         if module is not None and not _owns_its_names(lab, module, home, send):
             module = None
         for k, test in enumerate(tests if module is not None else []):
+            running.append(k)
             send({"event": "start", "k": k})
             event = _run_test(test, StudentModule(module, lab.purposes, look), home, timeout,
                               (refusals, trusted), output)
@@ -338,6 +436,18 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
                 break
     finally:
         os._exit(0)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """The time limit's and the probe's signals wait until the block is done (a report half
+    written into the channel would be lost)."""
+    held = {signal.SIGALRM, signal.SIGPROF}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _set_apart(bell: int) -> None:
@@ -410,7 +520,7 @@ def _run_test(test: Any, harness: StudentModule, home: str | None, timeout: floa
     before = len(refusals())
     started = time.perf_counter()
     try:
-        with deadline(timeout):
+        with deadline(timeout), caps.probing(recorder.look):
             test.function(**fixtures)
         kind, message = "passed", ""
     except BaseException as exc:
@@ -421,8 +531,10 @@ def _run_test(test: Any, harness: StudentModule, home: str | None, timeout: floa
         kind, message = "error", (f"Your code tried {tried[0]}, which a harness never needs "
                                   "and the checker does not allow.")
     record, omitted = kept_record(recorder.messages)
+    requests, sent = sent_requests(recorder.model)
     return {"outcome": kind, "message": cap(message), "record": record, "omitted": omitted,
-            "output": output.take(), "duration": duration}
+            "requests": requests, "requests_sent": sent, "output": output.take(),
+            "duration": duration}
 
 
 def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeout: float,
@@ -433,6 +545,10 @@ def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeo
         with deadline(timeout):
             if isinstance(exc, TimedOut):
                 return "timeout", _too_long(timeout)
+            if isinstance(exc, caps.CapReached):
+                return "error", str(exc.args[0]) if exc.args else "A cap was reached."
+            if isinstance(exc, MemoryError):
+                return "error", caps.memory_ran_out(MEMORY_CAP >> 20)
             if isinstance(exc, guard.Refused):
                 return "error", str(exc.args[0]) if exc.args else "The checker refused that."
             if isinstance(exc, NotWrittenYet):

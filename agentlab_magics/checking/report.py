@@ -7,7 +7,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Outcome = Literal["passed", "failed", "error", "timeout"]
-MARKS: dict[str, str] = {"passed": "✓", "failed": "✗", "error": "!", "timeout": "⏱"}
+# Each mark is a character the DejaVu fonts hold (the fonts Debian's chromium falls back on),
+# so no rendering shows a missing glyph: ◷ is a clock face, for a test that ran out of time.
+MARKS: dict[str, str] = {"passed": "✓", "failed": "✗", "error": "!", "timeout": "◷"}
+
+
+class SentRequest(BaseModel):
+    """One request a test's run sent the lab's strict model: its number, its shape, and what
+    the provider refused it for, if it did."""
+
+    number: int
+    shape: str
+    refused: str | None = None
 
 
 class TestOutcome(BaseModel):
@@ -22,9 +33,16 @@ class TestOutcome(BaseModel):
     record: list[Any] | None = None
     record_omitted: int = 0
     """Messages of the run's record left out of `record` (its middle, when it was long)."""
+    requests: list[SentRequest] | None = None
+    """The last requests the run's model was sent, as the student's code made them."""
+    requests_sent: int = 0
+    """How many requests the run's model was sent in all."""
     output: str = ""
     """What the student's code printed during the test, cut to a size."""
     duration: float = 0.0
+    group: str = ""
+    """The heading an earlier lab's test that still holds is shown under, such as "Still
+    holds from lesson 3"; empty for the lab's own tests."""
 
     @property
     def passed(self) -> bool:

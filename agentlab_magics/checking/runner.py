@@ -5,6 +5,10 @@
 hang, loop, eat memory, patch what it can reach) stalls the caller or escapes as a traceback.
 The tests are plain functions taking the fixtures `harness` (the student's module; a missing
 name fails with a sentence) and `record` (keeps the messages a run left, for the report).
+
+A lab's own tests come first; then, for a lab that builds on earlier ones, the visible tests
+of those labs that read only names its file still holds, each under its group's heading
+("Still holds from lesson 3"): what a later lesson must not break.
 """
 
 from __future__ import annotations
@@ -13,15 +17,17 @@ import importlib
 import inspect
 import math
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from agentlab_magics.checking.report import CheckReport
+from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.student import (
     CodeProblem, compiled, course_imports, read_source, run_module)
 from agentlab_magics.course import Lab, find_lab
+from agentlab_magics.course.catalog import file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
+from agentlab_magics.course.labtests import reads
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
@@ -53,6 +59,8 @@ class LabTest:
     sentence: str
     wants_record: bool
     held_back: bool
+    group: str = ""
+    """The heading of an earlier lab's test that still holds here; "" for the lab's own."""
 
 
 def sentence(function: Any) -> str:
@@ -61,26 +69,50 @@ def sentence(function: Any) -> str:
     return " ".join(doc.split())
 
 
-def lab_tests(lab: Lab, *, held_back: bool = False, only: list[str] | None = None
-              ) -> list[LabTest]:
+def lab_tests(lab: Lab, *, held_back: bool = False, only: list[str] | None = None,
+              still_holds: bool = True) -> list[LabTest]:
     """The lab's tests in file order: the visible ones, then, when asked, the held-back ones
-    of the instructor's module (none where the instructor package is not installed)."""
+    of the instructor's module (none where the instructor package is not installed), then,
+    unless `still_holds` is false, the earlier labs' tests that still hold (`still_holding`)."""
     modules = [importlib.import_module(lab.tests)]
     hidden = held_back_module(lab) if held_back else None
     if hidden is not None:
         modules.append(hidden)
+    tests = [test for module in modules for test in _tests_of(module)]
+    if still_holds:
+        tests += still_holding(lab, {test.name for test in tests})
+    return [test for test in tests if only is None or test.name in only]
+
+
+def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
+    """The visible tests of the labs `lab` builds on that read only names its file holds,
+    lab by lab, each marked with its lab's heading; a test named like one in `own` (checkpoint
+    A takes lessons 3 to 5's as its own) runs once, as the lab's own."""
+    carried: list[LabTest] = []
+    holds = file_names(lab.id)
+    for earlier in map(find_lab, lab.builds_on):
+        heading = f"Still holds from lesson {earlier.lesson}"
+        carried += [replace(test, group=heading)
+                    for test in _tests_of(importlib.import_module(earlier.tests))
+                    if test.name not in own and reads(test.function) <= holds]
+        own = own | {test.name for test in carried}
+    return carried
+
+
+def _tests_of(module: types.ModuleType) -> list[LabTest]:
     return [LabTest(name, function, sentence(function),
                     "record" in inspect.signature(function).parameters, is_held_back(function))
-            for module in modules for name, function in vars(module).items()
-            if name.startswith("test_") and inspect.isfunction(function)
-            and (only is None or name in only)]
+            for name, function in vars(module).items()
+            if name.startswith("test_") and inspect.isfunction(function)]
 
 
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
         only: list[str] | None = None, held_back: bool = False,
-        source: str | None = None) -> CheckReport:
+        source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None
+        ) -> CheckReport:
     """Check `harness` against the lab's tests (all, or the ones named in `only`); the tests
-    the instructor holds back run only when `held_back` is true.
+    the instructor holds back run only when `held_back` is true. `on_outcome` is handed each
+    test's outcome, in order, as soon as it is known (for a live display).
 
     `harness` is a path of a .py file, or a module already made (the notebook's names);
     with `source`, `harness` is ignored and the source is loaded as the lab's module.
@@ -92,7 +124,7 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
     seconds = checked_timeout(timeout)
     course_imports()
     tests = lab_tests(lab, held_back=held_back, only=only)
-    return check_in_child(lab, tests, _loader(lab, harness, source), seconds)
+    return check_in_child(lab, tests, _loader(lab, harness, source), seconds, on_outcome)
 
 
 def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
@@ -114,4 +146,4 @@ def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
 
 
 __all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",
-           "sentence"]
+           "sentence", "still_holding"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import sys
 import tokenize
 import types
@@ -20,6 +21,15 @@ from agentlab_magics.checking.deadline import TimedOut
 
 class NotWrittenYet(AssertionError):
     """A test needed a name the student has not written yet."""
+
+
+NOT_WRITTEN = re.compile(r"[A-Za-z_]\w* is not written yet(: it .*)?\.", re.DOTALL)
+
+
+def not_written(message: str) -> bool:
+    """Whether a test's failure message is NotWrittenYet's sentence: the test stopped on a name
+    the student has not written, so nothing it ran says more than that."""
+    return NOT_WRITTEN.fullmatch(message) is not None
 
 
 class CodeProblem(Exception):
@@ -73,6 +83,12 @@ def course_imports() -> None:
     sys.modules.setdefault("loops", loops)
 
 
+def as_in_the_cell(body: str) -> str:
+    """The body of a `%%check` cell laid out as the cell holds it: the magic's own line is left
+    blank above it, so line N of the code that runs is line N the notebook shows."""
+    return "\n" + body
+
+
 def load(source: str, filename: str = "harness.py", name: str = "harness") -> types.ModuleType:
     """Run `source` as a fresh module called `name`; a CodeProblem if it cannot be run.
     A leading byte order mark is dropped, as Python drops it from a file."""
@@ -93,7 +109,7 @@ def run_module(module: types.ModuleType, code: types.CodeType,
         text = exception_text(exc)
         with trusted():
             lineno = student_line(exc, code.co_filename)
-        raise CodeProblem(f"Running {Path(code.co_filename).name} raised "
+        raise CodeProblem(f"Running {Path(code.co_filename).name.strip('<>')} raised "
                           f"{at_line(text, lineno, module.__source__)}") from None
 
 
@@ -176,16 +192,20 @@ def undecodable(raw: bytes, position: int, encoding: str, name: str) -> str:
 
 
 def syntax_sentence(exc: SyntaxError, source: str) -> str:
-    """A syntax error as a sentence: which line, what Python said, and the line itself.
+    """A syntax error as a sentence: which line, what Python said, and the line itself with a
+    caret under the place Python names (on the line's last character when Python names the
+    end of the line or beyond, so the caret never points past what is shown).
     An error Python gives no line for (a NUL byte) still names the file and, where it can be
     found, the line."""
     name = Path(exc.filename or "your code").name.strip("<>")
     if exc.lineno is None:
         return _lineless_sentence(exc, source, name)
     line = (exc.text or _line(source, exc.lineno)).rstrip("\n")
-    pointer = " " * max((exc.offset or 1) - 1 - (len(line) - len(line.lstrip())), 0) + "^"
+    shown = line.strip()
+    column = (exc.offset or 1) - 1 - (len(line) - len(line.lstrip()))
+    pointer = " " * min(max(column, 0), max(len(shown) - 1, 0)) + "^"
     return (f"Line {exc.lineno} of {name} is not valid Python "
-            f"({exc.msg}):\n    {line.strip()}\n    {pointer}")
+            f"({exc.msg}):\n    {shown}\n    {pointer}")
 
 
 def _lineless_sentence(exc: SyntaxError, source: str, name: str) -> str:

@@ -3,6 +3,8 @@
 An assignment is one nbgrader notebook. Its labs are the cells the student writes; each lab's
 tests are split into groups, one graded cell per group, worth a point per test. A group is
 named by a pattern over test names, and every test of a lab falls in exactly one group.
+The tests of earlier labs that a lab's `%%check` also runs ("still holds") are in no group:
+they tell the student what broke, and a grade counts each test once, in its own lab.
 """
 
 from __future__ import annotations
@@ -50,8 +52,10 @@ class Assignment(BaseModel):
 
 @cache
 def lab_tests(lab_id: str) -> dict[str, runner.LabTest]:
-    """The lab's tests by name, visible and held back, in the order the lab runs them."""
-    return {test.name: test for test in runner.lab_tests(find_lab(lab_id), held_back=True)}
+    """The lab's own tests by name, visible and held back, in the order the lab runs them: a
+    grade counts the lab's own, never the earlier labs' tests that still hold."""
+    return {test.name: test for test in runner.lab_tests(find_lab(lab_id), held_back=True,
+                                                          still_holds=False)}
 
 
 def group_of(lab_id: str, group_id: str) -> Group:

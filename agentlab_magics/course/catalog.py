@@ -3,6 +3,10 @@
 Lab ids are lesson1 … lesson6, checkpoint-a and checkpoint-a-test; "lesson06", "6" and
 "Lesson 6" name lesson6 too. An unknown id is an UnknownLab whose message lists them all.
 
+A harness lab builds on the lessons before it (`builds_on`): its file holds what they wrote,
+so their tests of the names its file still holds run with its own, under "Still holds from
+lesson N" (checking.runner), and never count towards its grade.
+
 The student package holds each lab's starter only, as a file `agentlab course build` wrote
 (course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
 them imports the instructor package (agentlab_instructor) then and there, and where it is not
@@ -11,6 +15,7 @@ installed they are InstructorPackageMissing. Nothing here imports it when it is 
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import cache
 
@@ -34,6 +39,8 @@ class Lab(BaseModel):
     names: list[str]
     purposes: dict[str, str]
     tests: str
+    builds_on: list[str] = []
+    """The earlier labs whose tests still hold for this one, in course order."""
 
     @property
     def starter(self) -> str:
@@ -93,8 +100,23 @@ LESSONS = [
 def _harness_labs() -> list[Lab]:
     return [Lab(id=lab_id, title=title, lesson=lesson, names=names,
                 purposes={name: PURPOSES[name] for name in names},
-                tests=f"agentlab_magics.course.labtests.{lab_id.replace('-', '_')}")
-            for lab_id, lesson, title, names in LESSONS]
+                tests=f"agentlab_magics.course.labtests.{lab_id.replace('-', '_')}",
+                builds_on=[earlier[0] for earlier in LESSONS[:number]])
+            for number, (lab_id, lesson, title, names) in enumerate(LESSONS)]
+
+
+# Every name a harness lab asks for: the names a lab test can read off the student's file.
+HARNESS_NAMES = frozenset(name for *_, names in LESSONS for name in names)
+
+
+@cache
+def file_names(lab_id: str) -> frozenset[str]:
+    """The names the lab's file holds: those its starter defines at the top level, and the
+    gaps it asks the student to fill."""
+    lab = find_lab(lab_id)
+    defined = {node.name for node in ast.parse(lab.starter).body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return frozenset(defined | set(lab.names))
 
 
 @cache

@@ -3,7 +3,8 @@
 Each assignment becomes nbgrader_course/source/<id>/<id>.ipynb: the introduction, the
 questions (the question view), the demonstrations, one `%%check` cell per lab holding the
 reference between solution markers, and one graded cell per group of tests whose held-back
-half sits between nbgrader's hidden-test markers. `build` writes them; `stale` says which
+half sits between nbgrader's hidden-test markers (and the tag `raises-exception`, so that Run
+All goes on past a graded cell that fails). `build` writes them; `stale` says which
 committed notebooks no longer match the data. `build_student` writes what a student working
 alone starts from: the notebooks as nbgrader would release them.
 """
@@ -21,6 +22,9 @@ from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.questions import questions_for
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+# A graded cell that fails ends in an error (nbgrader counts it so); with this tag JupyterLab's
+# Run All and nbclient run the cells after it all the same.
+GO_ON = "raises-exception"
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -48,9 +52,12 @@ def _questions(assignment: Assignment) -> list:
     asked = [question for part in assignment.parts for question in questions_for(part.lab)]
     if not asked:
         return []
-    cells = [_markdown("## Before you run anything\n\nCommit to an answer first: click an "
-                       "option (or write your own words), then read why each option is right "
-                       "or wrong. Your first answer is the one that is kept.")]
+    # "write your own words" only where a question has a text box to write them in
+    how = ("click an option (or write your own words)"
+           if any(question.kind == "open" for question in asked) else "click an option")
+    cells = [_markdown(f"## Before you run anything\n\nCommit to an answer first: {how}, then "
+                       "read why each option is right or wrong. Your first answer is the one "
+                       "that is kept.")]
     cells += [_code(f"%question {question.id}") for question in asked]
     return cells
 
@@ -62,8 +69,10 @@ def _graded(part: Part, student: bool) -> list:
         source = f"{call})"
         if not student and group_tests(part.lab, group.id, held_back=True):
             source += f"\n{HIDDEN_BEGIN}\n{call}, held_back=True)\n{HIDDEN_END}"
-        cells.append(_code(source, grade_id=f"tests-{part.lab}-{group.id}", grade=True,
-                           locked=True, score=points(part.lab, group.id)))
+        cell = _code(source, grade_id=f"tests-{part.lab}-{group.id}", grade=True, locked=True,
+                     score=points(part.lab, group.id))
+        cell.metadata["tags"] = [GO_ON]
+        cells.append(cell)
     return cells
 
 

@@ -1,11 +1,15 @@
 """Grading: the graded cells' `grade()`, and everything that turns a submission into a score.
 
 In a student's notebook `grade(lab, group)` checks the module the `%%check` cell registered
-against one group of the lab's tests and shows the report, raising AssertionError naming each
-failed test, so the student sees what the grader will see. While nbgrader autogrades, the
-score does not come from here: `autograde.ScoredOutside` scores every graded cell in a
-sandboxed process of its own and replaces the cell's outputs, so `grade()` then does nothing
-that could matter (and nothing a student's cell does to it can change a score).
+against one group of the lab's tests and shows the report, so the student sees what the grader
+will see; when a test fails it raises GradeFailed, which IPython shows as one line (how many
+failed; the cell's report says which) instead of a traceback. The cell still ends in an error,
+which is how nbgrader's Validate counts it, and the graded cells carry the `raises-exception`
+tag (course/notebooks.py), so Run All in JupyterLab, and nbclient, go on to the next cell.
+Only the lab's own tests are graded, never the earlier labs' that still hold. While nbgrader
+autogrades, the score does not come from here: `autograde.ScoredOutside` scores every graded
+cell in a sandboxed process of its own and replaces the cell's outputs, so `grade()` then does
+nothing that could matter (and nothing a student's cell does to it can change a score).
 """
 
 from __future__ import annotations
@@ -17,7 +21,15 @@ import sys
 # costs seconds per test, not minutes.
 TIMEOUT = 3.0
 
-__all__ = ["TIMEOUT", "autograding", "grade"]
+__all__ = ["TIMEOUT", "GradeFailed", "autograding", "grade"]
+
+
+class GradeFailed(AssertionError):
+    """A graded cell's tests did not all pass. In IPython the cell's error is this one line,
+    never a traceback: the report shown above it already says what failed."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
 
 
 def autograding() -> bool:
@@ -28,8 +40,9 @@ def autograding() -> bool:
 
 def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
     """Check the lab's registered module against `group`'s visible tests, or its held-back
-    ones, and show the report; raise AssertionError when any fails. Returns nothing, so a
-    graded cell prints no value (which would name held-back tests on the feedback page)."""
+    ones, and show the report; raise GradeFailed, one line that does not repeat it, when any
+    fails. Returns nothing, so a graded cell prints no value (which would name held-back tests
+    on the feedback page)."""
     from agentlab_magics.checking import run
     from agentlab_magics.course import find_lab
     from agentlab_magics.course.assignments import group_tests
@@ -41,15 +54,17 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     names = group_tests(lab.id, group, held_back=held_back)
     module = sys.modules.get(lab.module)
     if module is None:
-        raise AssertionError(f"Nothing to grade: the `%%check {lab.id}` cell has not run "
-                             "without errors, so there is no code to check.")
+        raise GradeFailed(f"Nothing to grade: the `%%check {lab.id}` cell has not run "
+                          "without errors, so there is no code to check.")
     report = run(lab.id, module, timeout=timeout, only=names, held_back=held_back)
     _show(report)
-    failed = [outcome for outcome in report.outcomes if not outcome.passed]
-    if report.problem or failed or len(report.outcomes) != len(names):
-        lines = [report.problem] if report.problem else []
-        lines += [f"{outcome.mark} {outcome.sentence}" for outcome in failed]
-        raise AssertionError("\n".join([report.summary(), *lines]))
+    failed = len(names) - report.passed
+    if report.problem:
+        raise GradeFailed("These tests could not run on your code: the cell's report says why.")
+    if failed:
+        counted = ("This cell's one test" if len(names) == 1
+                   else f"{failed} of this cell's {len(names)} tests")
+        raise GradeFailed(f"{counted} failed: the cell's report says which, and why.")
 
 
 def _show(report) -> None:

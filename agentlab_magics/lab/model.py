@@ -2,7 +2,8 @@
 
 Every request is recorded before anything else happens; an invalid request is refused
 the way a hosted provider refuses it (an in-band error reply, nothing played, nothing
-billed); a valid one plays the next step of the script.
+billed); a valid one plays the next step of the script. A loop that keeps calling far past
+what any run needs (checking/caps.py) is stopped with CapReached, and nothing more is copied.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from agentlab_magics.checking.caps import CALL_CAP, CALLS_PAST_MAX, COPY_CAP, reached
 from agentlab_magics.lab.messages import Message, fail
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.steps import Step
@@ -54,7 +56,9 @@ class ScriptedModel:
     A step is an assistant message (lab.reply, lab.say, lab.fail), a function of the request
     that returns one, or a persistent step (lab.pager, lab.forgetful, lab.stuck, lab.forever).
     Calls without an id are numbered c1, c2, … over every call this model has produced.
-    After `max_calls` requests, each further one gets an in-band error instead of an answer.
+    After `max_calls` requests, each further one gets an in-band error instead of an answer;
+    a loop that goes on calling (CALLS_PAST_MAX more calls, or CALL_CAP calls in all, or
+    COPY_CAP messages sent in all) is stopped by CapReached, raised again at every later call.
     """
 
     def __init__(self, steps: list, max_calls: int | None = None):
@@ -72,9 +76,12 @@ class ScriptedModel:
         self.cut_off = False
         self._played = 0
         self._produced = 0
+        self._copied = 0
+        self._runaway: str | None = None
 
     def complete(self, system: str, messages: list, tools: list) -> Message:
         """The reply to one request, exactly as a strict provider would give it."""
+        self._stop_a_runaway(messages)
         request = _record(system, messages, tools)
         self.calls.append(request)
         complaints = validate(messages)
@@ -87,6 +94,15 @@ class ScriptedModel:
         request.tokens = estimate_tokens(system, messages, tools)
         self.bill += request.tokens
         return self._number(self._play(request))
+
+    def _stop_a_runaway(self, messages: Any) -> None:
+        """Raise CapReached, before anything is copied, once the calls are far past any run."""
+        size = len(messages) if type(messages) is list else 0
+        self._copied += size
+        if self._runaway is None:
+            self._runaway = _runaway(len(self.calls), self.max_calls, self._copied)
+        if self._runaway is not None:
+            reached(self._runaway)
 
     def _play(self, request: Request) -> Message:
         step = self._next_step(len(self.calls))
@@ -117,6 +133,21 @@ class ScriptedModel:
     def __repr__(self) -> str:
         return (f"ScriptedModel({len(self.steps)} step(s), {len(self.calls)} call(s) so far, "
                 f"bill {self.bill} input tokens)")
+
+
+def _runaway(calls: int, max_calls: int | None, copied: int) -> str | None:
+    """The sentence that stops a loop calling far past any run, or None while it may go on."""
+    if max_calls is not None and calls >= max_calls + CALLS_PAST_MAX:
+        return (f"The loop called the model {calls:,} times, {calls - max_calls} after it "
+                f"answered \"max_calls={max_calls} reached\", and the check stopped it: your "
+                "loop goes round again after a failed reply instead of ending the run. Look "
+                "at what run_agent does when a reply's stop_reason is \"error\".")
+    if calls >= CALL_CAP or copied > COPY_CAP:
+        return (f"The loop called the model {calls:,} times, sending {copied:,} messages in "
+                "all, and the check stopped it (a correct run of any test makes a few dozen "
+                "calls): your loop goes round again after a reply that should end it, such as "
+                "a failed reply or one that asks for no tool.")
+    return None
 
 
 def _record(system: Any, messages: Any, tools: Any) -> Request:

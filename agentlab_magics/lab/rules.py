@@ -81,7 +81,8 @@ def shape_problem(message: Any, ids_required: bool = True) -> str | None:
     With ids_required=False a call may still lack its id (a script step before it is played).
     """
     if not isinstance(message, dict):
-        return f"is a {type(message).__name__}, not a message dict"
+        kind = type(message).__name__
+        return f"is {'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}, not a message dict"
     role = message.get("role")
     if role not in ROLES:
         return f"role must be 'user', 'assistant' or 'toolResult', got {role!r}"

@@ -51,7 +51,7 @@ def _line(message: Any) -> str:
     parts = [_block(block) for block in _blocks(message)]
     line = f"assistant -> {', '.join(parts) if parts else '(nothing)'}"
     if message.get("stop_reason") == "error":
-        line += f"  [error: {message.get('error_message', '')}]"
+        line += f"  [error: {message.get('error_message') or 'no error_message given'}]"
     return line
 
 

@@ -1,5 +1,16 @@
 """The progress store: per lab, the questions committed, the tests passed, and whether help was used.
 
+A lab's state (`LabProgress.state`), the one definition the map, the docs and every test use:
+- not started: nothing is recorded for it;
+- in progress: something is (a test passed, an answer committed, the solution opened), but
+  not yet every test in one check and an answer to every question;
+- mastered: every test passed in one check made before the lab's solution was opened, and
+  every question has a committed answer (the course's own rule: the map counts commitments,
+  and says beside the word how many answers were wrong, since a commitment is never replaced);
+- built with help: every question answered and every test passed, but only in checks made
+  after the solution was opened. Opening the solution after an unaided pass changes nothing:
+  that pass stays one made without help.
+
 Every write goes to a temporary file in the same folder and is then renamed over the
 store, so a crash leaves the old file or the new one, never half of one. Every write is a
 merge made under a lock (`lock.held`): read the file afresh, apply this one change, write it
@@ -19,13 +30,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.progress.lock import held
 
 ENV = "AGENTLAB_PROGRESS"
 State = Literal["not started", "in progress", "mastered", "built with help"]
+STATES: tuple[State, ...] = ("not started", "in progress", "mastered", "built with help")
 T = TypeVar("T")
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which some editors put first
 
@@ -47,28 +59,67 @@ class Commitment(BaseModel):
 
 
 class LabProgress(BaseModel):
-    """What one lab's row on the map counts."""
+    """What one lab's row on the map counts; the module docstring defines its states."""
 
     questions: dict[str, Commitment] = Field(default_factory=dict)
     tests_passed: list[str] = Field(default_factory=list)
-    passed: bool = False
+    passed: bool = False                  # some check passed every test
+    passed_at: str | None = None          # when a check first did
+    passed_unaided: bool = False          # some such check came before the solution was opened
     solution_opened: bool = False
+    solution_opened_at: str | None = None
 
-    def state(self, question_ids: list[str]) -> State:
-        """Mastered or built with help once every question is committed and the lab passed."""
-        done = self.passed and all(q in self.questions for q in question_ids)
-        if done:
-            return "built with help" if self.solution_opened else "mastered"
+    @model_validator(mode="before")
+    @classmethod
+    def _unaided_in_old_files(cls, data: object) -> object:
+        """A record from before `passed_unaided` was kept: its pass counts as unaided unless
+        the solution was opened too, since which came first is not known."""
+        if isinstance(data, dict) and "passed_unaided" not in data:
+            unaided = data.get("passed") is True and data.get("solution_opened") is not True
+            return {**data, "passed_unaided": unaided}
+        return data
+
+    def right(self, key: dict[str, str | None]) -> list[str]:
+        """The questions of `key` answered right: `key` gives each question's right answer,
+        or None for a question without one right answer (any committed answer counts)."""
+        return [question for question, answer in key.items()
+                if question in self.questions
+                and answer in (None, self.questions[question].answer)]
+
+    def state(self, key: dict[str, str | None]) -> State:
+        """The lab's state (module docstring), `key` giving its questions' right answers."""
+        if self.passed and all(question in self.questions for question in key):
+            return "mastered" if self.passed_unaided else "built with help"
         started = self.questions or self.tests_passed or self.solution_opened
         return "in progress" if started else "not started"
 
     def merged(self, other: LabProgress) -> LabProgress:
-        """Both records together: nothing either holds is lost; the earlier commitment wins."""
+        """Both records together: nothing either holds is lost; the earlier commitment and
+        the earlier times win, and a pass made without help on either side stays one."""
         questions = {**other.questions, **self.questions}
         return LabProgress(questions=questions,
                            tests_passed=sorted(set(self.tests_passed) | set(other.tests_passed)),
                            passed=self.passed or other.passed,
-                           solution_opened=self.solution_opened or other.solution_opened)
+                           passed_at=_earliest(self.passed_at, other.passed_at),
+                           passed_unaided=self.passed_unaided or other.passed_unaided,
+                           solution_opened=self.solution_opened or other.solution_opened,
+                           solution_opened_at=_earliest(self.solution_opened_at,
+                                                        other.solution_opened_at))
+
+
+def page_state(states: list[State]) -> State:
+    """The state of a page of the course from its labs' states: their state when they agree;
+    built with help once every lab is finished and one was built with help; else in progress."""
+    if len(set(states)) == 1:
+        return states[0]
+    if set(states) <= {"mastered", "built with help"}:
+        return "built with help"
+    return "in progress"
+
+
+def _earliest(one: str | None, other: str | None) -> str | None:
+    """The earlier of two ISO times (UTC, as `_now` writes them), either one missing."""
+    return min((time for time in (one, other) if time), default=None)
 
 
 class Progress(BaseModel):
@@ -122,17 +173,24 @@ class ProgressStore:
         return self._update(change)
 
     def checked(self, lab_id: str, passed_tests: list[str], all_passed: bool) -> None:
-        """Add the tests that passed; a lab that passed once stays passed."""
+        """Add the tests that passed; a lab that passed once stays passed, and a pass made
+        while its solution was still unopened is kept as one made without help."""
         def change(data: Progress) -> None:
             record = data.labs.setdefault(lab_id, LabProgress())
             record.tests_passed = sorted(set(record.tests_passed) | set(passed_tests))
-            record.passed = record.passed or all_passed
+            if all_passed:
+                record.passed = True
+                record.passed_at = record.passed_at or _now()
+                record.passed_unaided = record.passed_unaided or not record.solution_opened
         self._update(change)
 
     def solution_opened(self, lab_id: str) -> None:
-        """Mark the lab as built with help; a mark is never removed."""
+        """Record that the lab's solution was opened, and first when; from then on only an
+        earlier pass counts as made without help. A record of help is never removed."""
         def change(data: Progress) -> None:
-            data.labs.setdefault(lab_id, LabProgress()).solution_opened = True
+            record = data.labs.setdefault(lab_id, LabProgress())
+            record.solution_opened = True
+            record.solution_opened_at = record.solution_opened_at or _now()
         self._update(change)
 
     def save(self) -> None:

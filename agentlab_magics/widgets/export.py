@@ -1,14 +1,19 @@
 """Exporting a notebook that holds agentlab views to HTML: the static fallback, nothing fetched.
 
+Most notebooks hold no widget view of ours to begin with: a headless run (nbconvert --execute,
+nbgrader, papermill: nbclient asks with allow_stdin false) gets each view as text/html and
+text/plain alone (rendering.frontend_draws_widgets), and a notebook JupyterLab or Notebook
+saves loses its widget views to our saving hook (widgets.saving). This module is for the rest:
+a notebook saved by a frontend that writes the file itself (VS Code), or on a server without
+the extension.
+
 What nbconvert (7.x) does with an output carrying both a widget view and text/html: its HTML
 exporter ranks application/vnd.jupyter.widget-view+json first, and takes it whenever the
-notebook's metadata holds that widget's saved state. nbclient saves widget state by default
-(store_widget_state=True), and so does anything built on it (nbconvert --execute, nbgrader's
-autograder). The page then gets an empty widget <div> and a script that fetches the widget
-manager from unpkg.com (which would in turn fetch anywidget from a CDN); the text/html is not
-shown at all. Without saved state (JupyterLab's default when saving, or nbclient with
-store_widget_state=False) nbconvert skips the widget view and shows the text/html. Whatever the
-outputs, the lab template also loads require.js and MathJax from cdnjs.
+notebook's metadata holds that widget's saved state. The page then gets an empty widget <div>
+and a script that fetches the widget manager from unpkg.com (which would in turn fetch
+anywidget from a CDN); the text/html is not shown at all. Without saved state nbconvert skips
+the widget view and shows the text/html. Whatever the outputs, the lab template also loads
+require.js and MathJax from cdnjs.
 
 `StaticFallback` removes the widget view from every output that has a text/html beside it, and
 the saved widget state once no output refers to it; `offline_html` also leaves out the
@@ -17,15 +22,9 @@ template's CDN scripts (math in Markdown cells then stays as TeX source). From t
     jupyter nbconvert --to html \\
         --HTMLExporter.preprocessors=agentlab_magics.widgets.export.StaticFallback lesson.ipynb
 
-nbgrader's autograder executes with nbclient (its Execute preprocessor), so autograded
-notebooks hold widget state, and its feedback template then draws the empty widget <div> and no
-widget manager at all: the student sees nothing where the report was. Either configure
-`c.Execute.store_widget_state = False` (no state saved, so the text/html is chosen), or add
-StaticFallback to feedback: `c.GenerateFeedback.preprocessors = [GetGrades,
-CSSHTMLHeaderPreprocessor, StaticFallback]`. nbgrader's feedback template asks cdnjs for MathJax
-whatever its configuration says; with OFFLINE_TEMPLATES first among
-`c.HTMLExporter.extra_template_basedirs` (the course's nbgrader_config.py does this) it asks
-for nothing.
+nbgrader's feedback template asks cdnjs for MathJax whatever its configuration says; with
+OFFLINE_TEMPLATES first among `c.HTMLExporter.extra_template_basedirs` (the course's
+nbgrader_config.py does this) it asks for nothing.
 """
 
 from __future__ import annotations

@@ -54,10 +54,13 @@ def question_html(data: dict[str, Any]) -> str:
     parts = [f'<div class="al-question" data-question="{escape(data["id"])}">', style(),
              f'<p class="al-prompt">{escape(data["prompt"])}</p>']
     if data["options"]:
-        parts.append('<ol class="al-options" type="A">')
+        # The letters are in the text, as in the widget: pages that style lists their own way
+        # (JupyterLab numbers every <ol>) still show the letter an answer is given as.
+        parts.append('<ol class="al-options al-lettered">')
         for option in data["options"]:
             chosen = " al-chosen" if option.get("chosen") else ""
-            parts.append(f'<li class="al-option{chosen}"><span>{escape(option["text"])}</span>')
+            parts.append(f'<li class="al-option{chosen}">'
+                         f'<span>{escape(option["letter"])}. {escape(option["text"])}</span>')
             if committed:
                 parts.append(f'<p class="al-why al-{_verdict(option)}">'
                              f'{escape(_verdict(option).capitalize())}: '
@@ -108,6 +111,12 @@ class QuestionView(ThreeWayView):
                  static: bool = False) -> None:
         super().__init__(question_data(asked), static=static)
         self._commit = commit
+
+    def mark(self) -> dict[str, Any]:
+        """Which question this is, and whether it was shown answered: the saving hook renders
+        one shown unanswered anew once the progress store holds its answer."""
+        return {"view": "question", "id": self._data["id"],
+                "committed": self._data["committed"] is not None}
 
     def to_html(self) -> str:
         return question_html(self._data)

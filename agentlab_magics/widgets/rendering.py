@@ -1,18 +1,23 @@
 """One object, three renderings: text/plain, a static text/html fallback, and a live widget.
 
-A view (a transcript, a check report, a question) is one object whose
-_repr_mimebundle_ carries all three, so JupyterLab shows the widget while nbconvert's HTML
-export and nbgrader feedback, which cannot run it, show the static HTML. The widget, and with
-it anywidget and ipywidgets, is built only when a bundle with a widget is asked for.
+A view (a transcript, a check report, a question) is one object whose _repr_mimebundle_
+carries text/html and text/plain always, and the widget's view only where the frontend running
+the cell can draw it (`frontend_draws_widgets`): JupyterLab shows the widget, while a notebook
+run headless (nbconvert --execute, nbgrader, papermill) keeps the static HTML alone. The
+bundle's metadata marks the output as ours (MARK), so the saving hook (widgets.saving) touches
+no one else's outputs. The widget, and with it anywidget and ipywidgets, is built only when a
+bundle with a widget is asked for.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from importlib import resources
 from typing import Any
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MARK = "agentlab_magics"  # the output metadata key that says which of our views made it
 
 
 @functools.cache
@@ -26,12 +31,27 @@ def style() -> str:
     return f"<style>{asset('transcript.css')}</style>"
 
 
+def frontend_draws_widgets() -> bool:
+    """Whether the frontend running the current cell can draw a widget.
+
+    Interactive frontends (JupyterLab, Notebook, VS Code) send their execute requests with
+    allow_stdin true; headless executors (nbclient, and so nbconvert --execute, nbgrader and
+    papermill) with false, and a widget view they saved could only show an error or nothing
+    once reopened. ipykernel keeps the current request's flag as `kernel._allow_stdin`. Outside
+    a kernel (a plain IPython shell, a script) the answer is yes, as it always was. IPython is
+    looked up, never imported, so a static rendering still loads none of it."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    kernel = getattr(shell, "kernel", None)
+    return kernel is None or bool(getattr(kernel, "_allow_stdin", True))
+
+
 class ThreeWayView:
     """A result that renders itself as text, as static HTML and as a widget, from one dict.
 
     A subclass hands its dict (JSON-able, what the widget draws) to __init__ and gives
-    `to_html()` and `to_text()`; with static=True the bundle carries no widget, only text/html
-    and text/plain.
+    `to_html()` and `to_text()`; with static=True, or where the frontend cannot draw a
+    widget, the bundle carries no widget, only text/html and text/plain.
     """
 
     def __init__(self, data: dict[str, Any], *, static: bool = False) -> None:
@@ -61,17 +81,23 @@ class ThreeWayView:
 
         return TranscriptWidget(data=self.data())
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        """The widget's view (unless static) beside the HTML fallback and the plain text."""
+    def mark(self) -> dict[str, Any]:
+        """What the output's metadata says about the view under MARK: which view it is."""
+        return {"view": self._data["kind"]}
+
+    def _repr_mimebundle_(self, include: Any = None,
+                          exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(bundle, metadata): the widget's view (unless static, or the frontend cannot draw
+        it) beside the HTML fallback and the plain text; the metadata holds our MARK."""
         bundle: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
-        if not self.static:
+        if not self.static and frontend_draws_widgets():
             shown = self.widget._repr_mimebundle_()
             widget_bundle, metadata = shown if isinstance(shown, tuple) else (shown, {})
             bundle[WIDGET_VIEW] = widget_bundle[WIDGET_VIEW]
         bundle["text/html"] = self.to_html()
         bundle["text/plain"] = self.to_text()
-        return (bundle, metadata) if metadata else bundle
+        return bundle, {**metadata, MARK: self.mark()}
 
     def __str__(self) -> str:
         return self.to_text()

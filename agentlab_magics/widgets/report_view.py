@@ -1,15 +1,18 @@
 """ReportView: a CheckReport shown three ways, each test a line and each failure opened.
 
-One line per test, in the lab's order: a mark (✓ passed, ✗ failed, ⏱ timed out, ! raised) and
-the sentence the student reads; a failure shows its message, and a test that kept the record
-of its run shows that record as a transcript. Everything from the report is escaped.
+One line per test, in the lab's order: a mark (✓ passed, ✗ failed, ◷ timed out, ! raised) and
+the sentence the student reads; a failure shows its message and, where they explain it, the
+panels of its run: the requests the student's code sent the model, and the record the run
+left. Everything from the report is escaped.
 """
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from agentlab_magics.checking.student import not_written
 from agentlab_magics.widgets.rendering import ThreeWayView, style
 from agentlab_magics.widgets.transcript_data import MAX_CAP, collapse, transcript_data
 from agentlab_magics.widgets.transcript_html import (
@@ -19,23 +22,72 @@ from agentlab_magics.widgets.transcript_html import (
 )
 
 if TYPE_CHECKING:
-    from agentlab_magics.checking.report import CheckReport
+    from agentlab_magics.checking.report import CheckReport, TestOutcome
+
+SHOWN_REQUESTS = 6   # requests listed in view; earlier ones wait behind "N earlier"
+# Words that make a failure about what a strict provider accepts.
+ABOUT_ACCEPTING = re.compile(r"\bstrict\b|\baccept|\brefus", re.IGNORECASE)
+
 
 def report_data(report: CheckReport) -> dict[str, Any]:
     """The report as one JSON-able dict: its summary, and per test its mark, sentence,
-    message (collapsed like a long tool output) and the transcript data of its record."""
-    tests = []
+    message (collapsed like a long tool output), the panels that explain its failure, and
+    whether it opens: a failure does, unless it repeats an earlier one's "not written yet"."""
+    tests, missing = [], set()
     for outcome in report.outcomes:
+        repeated = outcome.message in missing
+        if not_written(outcome.message):
+            missing.add(outcome.message)
         test = {"name": outcome.name, "sentence": outcome.sentence, "outcome": outcome.outcome,
-                "mark": outcome.mark}
+                "mark": outcome.mark, "open": not (outcome.passed or repeated)}
+        if outcome.group:
+            test["group"] = outcome.group
         if outcome.message:
             test["message"] = collapse(outcome.message, MAX_CAP)
-        if outcome.record is not None:
-            test["transcript"] = transcript_data(outcome.record)
+        if explained_by_its_run(outcome):
+            if outcome.requests:
+                test["sent"] = sent_data(outcome)
+            if outcome.record:
+                test["transcript"] = transcript_data(outcome.record, rule=False,
+                                                     judged=about_accepting(outcome))
         tests.append(test)
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
             "problem": report.problem, "tests": tests}
+
+
+def explained_by_its_run(outcome: TestOutcome) -> bool:
+    """Whether a test's run has panels worth drawing: it failed, ran the student's code far
+    enough to leave a record or send a request, and did not stop on a name not written yet."""
+    return (not outcome.passed and not not_written(outcome.message)
+            and bool(outcome.record or outcome.requests))
+
+
+def about_accepting(outcome: TestOutcome) -> bool:
+    """Whether the failure is about what a strict provider accepts: the run had a request
+    refused, or the test's words are about accepting or refusing. Only then does the record's
+    panel carry the provider's verdict and complaints."""
+    refused = any(request.refused for request in outcome.requests or [])
+    return refused or bool(ABOUT_ACCEPTING.search(f"{outcome.sentence}\n{outcome.message}"))
+
+
+def sent_data(outcome: TestOutcome) -> dict[str, Any]:
+    """The requests the student's code sent the model, as the run's model received them: a
+    heading that counts them in model calls, the last SHOWN_REQUESTS in view, the rest kept
+    behind "N earlier", and how many earlier ones the report does not hold."""
+    requests = [request.model_dump() for request in outcome.requests or []]
+    total = max(outcome.requests_sent, len(requests))
+    calls = f"{total:,} model call{'s' * (total != 1)}"
+    return {"heading": f"Requests your code sent the model: {calls}",
+            "shown": requests[-SHOWN_REQUESTS:], "earlier": requests[:-SHOWN_REQUESTS],
+            "not_kept": total - len(requests)}
+
+
+def group_headings(tests: list[dict[str, Any]]) -> list[str]:
+    """Per test, the heading drawn above it: its group's ("Still holds from lesson 3") where
+    the group begins, else ""; the lab's own tests, first, have none."""
+    groups = [test.get("group", "") for test in tests]
+    return [group if group != previous else "" for group, previous in zip(groups, ["", *groups])]
 
 
 def report_html(data: dict[str, Any]) -> str:
@@ -44,16 +96,20 @@ def report_html(data: dict[str, Any]) -> str:
     parts = ['<div class="al-report">', style(),
              f'<p class="al-summary {"al-ok" if data["all_passed"] else "al-bad"}">'
              f'{escape(data["summary"])}</p><ul class="al-tests">']
-    for test in data["tests"]:
+    for test, group in zip(data["tests"], group_headings(data["tests"])):
+        if group:
+            parts.append(f'<li class="al-group">{escape(group)}</li>')
         heading = (f'<span class="al-mark">{escape(test["mark"])}</span>'
                    f'<span class="al-sentence">{escape(test["sentence"])}</span>')
         parts.append(f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
                      f'data-test="{escape(test["name"])}">')
-        if "message" in test or "transcript" in test:
-            opened = "" if test["outcome"] == "passed" else " open"
+        if "message" in test or "transcript" in test or "sent" in test:
+            opened = " open" if test["open"] else ""
             parts.append(f"<details{opened}><summary>{heading}</summary>")
             if "message" in test:
                 parts.append(f'<div class="al-message">{text_block_html(test["message"])}</div>')
+            if "sent" in test:
+                parts.append(sent_html(test["sent"]))
             if "transcript" in test:
                 parts.append(transcript_fragment(test["transcript"]))
             parts.append("</details>")
@@ -64,15 +120,54 @@ def report_html(data: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def sent_html(sent: dict[str, Any]) -> str:
+    """The requests a run sent, one line each: number, shape, and the refusal if any."""
+    def line(request: dict[str, Any]) -> str:
+        refused = (f'<span class="al-refused">refused: {escape(request["refused"])}</span>'
+                   if request["refused"] else "")
+        return (f'<li class="al-sent-request{" al-bad" if request["refused"] else ""}">'
+                f'<span class="al-index">{request["number"]}</span>'
+                f'<code class="al-shape">{escape(request["shape"])}</code>{refused}</li>')
+
+    parts = ['<div class="al-sent">', f'<p class="al-title">{escape(sent["heading"])}</p>']
+    if sent["not_kept"]:
+        parts.append(f'<p class="al-note">… {sent["not_kept"]:,} earlier not kept</p>')
+    if sent["earlier"]:
+        parts.append(f'<details class="al-rest"><summary>{len(sent["earlier"]):,} earlier'
+                     '</summary><ol class="al-sent-list">')
+        parts.extend(line(request) for request in sent["earlier"])
+        parts.append("</ol></details>")
+    parts.append('<ol class="al-sent-list">')
+    parts.extend(line(request) for request in sent["shown"])
+    parts.append("</ol></div>")
+    return "".join(parts)
+
+
+def sent_text(sent: dict[str, Any], indent: str = "") -> str:
+    """The requests a run sent as text lines, every one the report holds."""
+    lines = [sent["heading"]]
+    if sent["not_kept"]:
+        lines.append(f"… {sent['not_kept']:,} earlier not kept")
+    for request in sent["earlier"] + sent["shown"]:
+        refused = f"  refused: {request['refused']}" if request["refused"] else ""
+        lines.append(f"  {request['number']}. {request['shape']}{refused}")
+    return "\n".join(indent + line for line in lines)
+
+
 def report_text(report: CheckReport, data: dict[str, Any]) -> str:
     """The report as text: the summary, a marked line per test, failures' messages and
     records indented under them."""
     lines = [data["summary"]]
-    for outcome, test in zip(report.outcomes, data["tests"]):
+    for outcome, test, group in zip(report.outcomes, data["tests"],
+                                    group_headings(data["tests"])):
+        if group:
+            lines.append(group)
         lines.append(f'{test["mark"]} {test["sentence"]}')
         if outcome.message and not outcome.passed:
             lines.extend(f"    {line}" for line in outcome.message.splitlines())
-        if "transcript" in test and not outcome.passed:
+        if "sent" in test:
+            lines.append(sent_text(test["sent"], indent="    "))
+        if "transcript" in test:
             lines.append(transcript_text(outcome.record, test["transcript"], indent="    "))
     return "\n".join(lines)
 

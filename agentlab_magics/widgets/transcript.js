@@ -76,7 +76,9 @@ function renderTranscript(host, data) {
   if (data.shape) root.append(node("code", "al-shape", data.shape));
   if (data.system !== undefined) root.append(node("p", "al-note", `system: ${data.system}`));
   if (data.tools) root.append(node("p", "al-note", `tools: ${data.tools.join(", ") || "(none)"}`));
-  root.append(node("p", `al-verdict ${data.accepted ? "al-ok" : "al-bad"}`, data.verdict));
+  if (data.verdict) {
+    root.append(node("p", `al-verdict ${data.accepted ? "al-ok" : "al-bad"}`, data.verdict));
+  }
   const requestVerdict = node("p", `al-verdict ${data.request_accepted ? "al-ok" : "al-bad"}`);
   if (data.request_verdict) {
     requestVerdict.append(`${data.request_verdict} `, node("code", "al-shape", data.request_shape));
@@ -92,7 +94,7 @@ function renderTranscript(host, data) {
   search.placeholder = "search messages";
   search.dataset.action = "search";
   const found = node("span", "al-found");
-  if (data.source !== "request") toolbar.append(toggle);
+  if (data.request_verdict) toolbar.append(toggle); // only where there is a request to show
   toolbar.append(raw, search, found);
   const scroller = node("div", "al-scroll");
   const spacer = node("div", "al-spacer");
@@ -171,7 +173,7 @@ function renderTranscript(host, data) {
       const list = node("ul", "al-complaints");
       for (const complaint of complaints) {
         const entry = withHits(node("li"), complaint.text, state.query);
-        if (state.view === "record" && !complaint.request) {
+        if (state.view === "record" && data.request_verdict && !complaint.request) {
           entry.classList.add("al-soft");
           entry.append(" (not in the request context_for_model computes)");
         }
@@ -380,19 +382,50 @@ function renderTranscript(host, data) {
   };
 }
 
+// The requests a test's run sent the model: a heading, then number, shape and refusal each;
+// the earlier ones behind "earlier".
+function renderSent(parent, sent) {
+  const block = node("div", "al-sent");
+  block.append(node("p", "al-title", sent.heading));
+  if (sent.not_kept) block.append(node("p", "al-note", `… ${sent.not_kept} earlier not kept`));
+  const list = (requests) => {
+    const items = node("ol", "al-sent-list");
+    for (const request of requests) {
+      const item = node("li", `al-sent-request${request.refused ? " al-bad" : ""}`);
+      item.append(node("span", "al-index", request.number),
+        node("code", "al-shape", request.shape));
+      if (request.refused) item.append(node("span", "al-refused", `refused: ${request.refused}`));
+      items.append(item);
+    }
+    return items;
+  };
+  if (sent.earlier && sent.earlier.length) {
+    const details = node("details", "al-rest");
+    details.append(node("summary", "", `${sent.earlier.length} earlier`), list(sent.earlier));
+    block.append(details);
+  }
+  block.append(list(sent.shown || []));
+  parent.append(block);
+}
+
 function renderReport(host, data) {
   const root = node("div", "al-report");
   root.append(node("p", `al-summary ${data.all_passed ? "al-ok" : "al-bad"}`, data.summary));
   const list = node("ul", "al-tests");
   const cleanups = [];
+  let group = ""; // the tests of earlier lessons that still hold come under their heading
   for (const test of data.tests || []) {
+    if ((test.group || "") !== group) {
+      group = test.group || "";
+      list.append(node("li", "al-group", group));
+    }
     const item = node("li", `al-test al-outcome-${test.outcome}`);
     item.dataset.test = test.name;
     const heading = [node("span", "al-mark", test.mark),
       node("span", "al-sentence", test.sentence)];
-    if (test.message || test.transcript) {
+    if (test.message || test.transcript || test.sent) {
       const details = node("details");
-      details.open = test.outcome !== "passed";
+      details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
       const summary = node("summary");
       summary.append(...heading);
       details.append(summary);
@@ -401,6 +434,7 @@ function renderReport(host, data) {
         textBlock(message, test.message, "", false);
         details.append(message);
       }
+      if (test.sent) renderSent(details, test.sent);
       if (test.transcript) cleanups.push(renderTranscript(details, test.transcript));
       item.append(details);
     } else {

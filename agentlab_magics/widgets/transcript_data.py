@@ -38,13 +38,19 @@ _REPR = reprlib.Repr()  # a bounded repr of whatever is not a string where one w
 _REPR.maxstring = _REPR.maxother = STRING_CAP
 
 
-def transcript_data(source: Any, *, view: str = "record") -> dict[str, Any]:
+def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
+                    judged: bool = True) -> dict[str, Any]:
     """The transcript of `source` (a list of messages, or a lab Request) as one JSON-able dict.
 
     Every complaint a strict provider would make about the list sent as is sits on the row it
     names; each row also says whether the request context_for_model computes from the list
     would carry it, and what that request would be refused for. A Request is shown as the
     request it was: every message in it, judged as sent.
+
+    A check report draws a run's record with less: rule=False leaves out everything the
+    course's own context_for_model rule says (the report shows the requests the student's
+    code sent instead), and judged=False leaves out the provider's verdict and complaints
+    (for a failure that is not about what a provider accepts).
     """
     if view not in VIEWS:
         raise ValueError(f"view must be 'record' or 'request', got {view!r}")
@@ -59,10 +65,10 @@ def transcript_data(source: Any, *, view: str = "record") -> dict[str, Any]:
                 "accepted": False, "shape": "", "counts": _counts([], {}), "summary": "",
                 "rows": []}
     problems = [shape_problem(message) for message in messages]
-    kept = [True] * len(messages) if is_request else _kept(messages, problems)
+    kept = [True] * len(messages) if is_request or not rule else _kept(messages, problems)
     request_rows = [index for index, keep in enumerate(kept) if keep]
-    as_is = _placed(validate(messages))
-    in_request = as_is if is_request else _placed(
+    as_is = _placed(validate(messages)) if judged else {}
+    in_request = as_is if is_request or not (rule and judged) else _placed(
         validate([messages[index] for index in request_rows]), request_rows)
     cap = max(MIN_CAP, min(MAX_CAP, BUDGET // max(len(messages), 1)))
     rows = [_row(index, message, problems[index], cap) for index, message in enumerate(messages)]
@@ -76,15 +82,16 @@ def transcript_data(source: Any, *, view: str = "record") -> dict[str, Any]:
             row["complaints"] = complaints
     counts = _counts(rows, as_is)
     data.update(shape=shape(messages), counts=counts, summary=_summary(counts),
-                accepted=not as_is, verdict=_verdict(is_request, as_is), rows=rows)
-    if not is_request:
+                accepted=not as_is, verdict=_verdict(is_request, as_is) if judged else "",
+                rows=rows)
+    if not is_request and rule:
         request = [messages[index] for index in request_rows]
         data["request_shape"] = shape(request)
         data["request_accepted"] = not in_request
         data["request_verdict"] = _request_verdict(len(request), len(messages), in_request)
         if not all(kept):
             data["record_note"] = EMPTY_FAILED_NOTE
-    else:
+    elif is_request:
         data["system"] = _clip(source.system if isinstance(source.system, str)
                                else _REPR.repr(source.system), MAX_CAP)
         tools = source.tools if isinstance(source.tools, list) else []
@@ -322,8 +329,10 @@ def _counts(rows: list[dict[str, Any]], as_is: dict[int, list[str]]) -> dict[str
 
 
 def _summary(counts: dict[str, int]) -> str:
-    """The counts in words: "4 messages · 2 calls · 1 complaint · 1 left out of the request"."""
-    words = [_plural(counts["messages"], "message"), _plural(counts["calls"], "call")]
+    """The counts in words: "4 messages · 2 tool calls · 1 complaint · 1 left out of the
+    request". The calls counted are the tool calls the replies hold; a report counts the
+    requests sent to the model as "model calls"."""
+    words = [_plural(counts["messages"], "message"), _plural(counts["calls"], "tool call")]
     if counts["complaints"]:
         words.append(_plural(counts["complaints"], "complaint"))
     if counts["malformed"]:

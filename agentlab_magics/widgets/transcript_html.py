@@ -39,7 +39,8 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
         parts.append(f'<p class="al-note">system: {escape(data["system"])}</p>')
         tools = ", ".join(data["tools"]) or "(none)"
         parts.append(f'<p class="al-note">tools: {escape(tools)}</p>')
-    parts.append(_verdict(data["verdict"], data["accepted"]))
+    if data["verdict"]:
+        parts.append(_verdict(data["verdict"], data["accepted"]))
     if "request_verdict" in data:
         parts.append(_verdict(data["request_verdict"], data["request_accepted"],
                               data["request_shape"]))
@@ -181,9 +182,10 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
     lines = [f'{"Request" if data["source"] == "request" else "Record"}: {data["summary"]}']
     if data["shape"]:
         lines.append(_clip(f'shape: {data["shape"]}'))
-    if "request_shape" in data:
+    if data.get("request_shape"):
         lines.append(_clip(f'request shape: {data["request_shape"]}'))
-    lines.append(data["verdict"])
+    if data["verdict"]:
+        lines.append(data["verdict"])
     if "request_verdict" in data:
         lines.append(data["request_verdict"])
     messages = messages_of(source)

@@ -138,10 +138,12 @@ def solution_bodies(starter: str, reference: str, names: list[str]) -> str:
 
 def _first_code_line(node: ast.FunctionDef, lines: list[str]) -> int:
     """The index of the function's first line of code: after its docstring and the comment
-    lines that open its body."""
+    lines that open its body, but never past a gap's closing marker, so code put there stays
+    inside the gap even when the gap holds only comments."""
     docstring = ast.get_docstring(node) is not None
     at = node.body[0].end_lineno if docstring else node.body[0].lineno - 1
-    while at < len(lines) and lines[at].strip().startswith("#"):
+    while (at < len(lines) and lines[at].strip().startswith("#")
+           and lines[at].strip() != GAP_CLOSE):
         at += 1
     return at
 

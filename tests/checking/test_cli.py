@@ -18,7 +18,9 @@ def test_check_passes_the_reference_and_exits_0(tmp_path):
     done = agentlab("check", "lesson6", "--harness", str(path))
     assert done.returncode == 0, done.stdout
     lines = done.stdout.splitlines()
-    assert lines[0].endswith("tests passed") and all(line.startswith("✓") for line in lines[1:])
+    assert lines[0].endswith("tests passed") and all(
+        line.startswith(("✓", "Still holds from lesson ")) for line in lines[1:])
+    assert "Still holds from lesson 5" in lines
 
 
 def test_check_of_the_starter_exits_1_with_indented_messages(tmp_path):

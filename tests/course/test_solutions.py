@@ -57,7 +57,7 @@ def test_open_solution_marks_help_only_when_a_solution_is_shown(tmp_path, monkey
     assert notebook.open_solution("lesson3", store=store) == NOT_YET
     assert not store.lab("lesson3").solution_opened
     publish("lesson3", tmp_path / "published")
-    assert "def run_agent" in notebook.open_solution("lesson3", store=store)
+    assert "def run_agent" in notebook.open_solution("lesson3", store=store).code
     assert store.lab("lesson3").solution_opened
 
 

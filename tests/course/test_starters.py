@@ -50,3 +50,18 @@ def test_the_demonstration_shows_what_the_reference_harness_does():
     played = demo.play(lines.append)
     shown: list[str] = []
     assert demo.run(shown.append) == played and shown == lines
+
+
+@pytest.mark.parametrize("lab_id", list(labs()))
+def test_the_released_code_goes_inside_the_starters_gaps(lab_id):
+    """Where a starter has gaps, each solution block of the marked file (what nbgrader turns
+    into "# YOUR CODE HERE") stands between a gap's opening and closing marker."""
+    from agentlab_instructor.harness_file import BEGIN, END, GAP_CLOSE, GAP_OPEN
+
+    markers = [line.strip() for line in lab_files(lab_id).marked.splitlines()
+               if line.strip() in (GAP_OPEN, GAP_CLOSE, BEGIN, END)]
+    if GAP_OPEN not in markers:
+        return  # a one-function lab without gaps: its function's body is the solution
+    assert BEGIN in markers
+    expected = [GAP_OPEN, BEGIN, END, GAP_CLOSE] * markers.count(BEGIN)
+    assert markers == expected

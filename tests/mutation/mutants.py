@@ -1,7 +1,8 @@
 """Plausible wrong harnesses: each is a lab's reference with one edit a student might make.
 
-Every mutant must fail at least one test of its lab, and every test of a lab, held-back ones
-included, must fail at least one of the lab's mutants; the references must pass every test.
+Every mutant must fail at least one test of its lab, and every test of a lab's own, held-back
+ones included, must fail at least one of the lab's mutants (an earlier lesson's test that still
+holds is proven by that lesson's); the references must pass every test.
 The liars (LIARS, at the end) are harnesses whose values lie about ==: they must pass no test.
 """
 
@@ -591,3 +592,17 @@ LIARS: list[Liar] = [
     for lab in ("lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
                 "checkpoint-a-test", "ch03-a", "ch03-a-transfer", "ch03-b")
     for how, lie, inside in LYING]
+
+# Still holds: a later lesson's file keeps the loop an earlier lesson built, so breaking it there
+# fails the earlier lesson's tests, which the later lesson's check runs too
+MUTANTS += [
+    Mutant(f"{lab_id}: only the first call is answered", lab_id,
+           "        for call in calls:\n", "        for call in calls[:1]:\n")
+    for lab_id in ("lesson5", "lesson6")]
+
+# runaway loops (checking/caps.py): the check stops them with a sentence, within the time limit
+RUNAWAY = [Mutant("a failed reply is retried with continue", "lesson5",
+                  '        if reply["stop_reason"] == "error":\n            return reply',
+                  '        if reply["stop_reason"] == "error":\n            continue')]
+MUTANTS += RUNAWAY + [replace(mutant, name=f"rebuilt: {mutant.name}", lab="checkpoint-a")
+                      for mutant in RUNAWAY]

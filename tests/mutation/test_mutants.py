@@ -1,5 +1,7 @@
 """The checking power of the labs: references pass everything, every mutant fails something,
 and every test, held-back ones included, fails some mutant: a test that cannot fail is a defect.
+A lab's check also runs the earlier lessons' tests that still hold for it: the references pass
+those too, and each is proven by the mutants of the lab it belongs to.
 
 Each source is checked once, with the held-back tests, and its report reused by every test here.
 """
@@ -70,7 +72,9 @@ def test_every_mutant_fails_its_lab(mutant, check):
 
 @pytest.mark.parametrize("lab_id", LABS)
 def test_every_test_rejects_some_plausible_wrong_harness(lab_id, check):
-    tests = [o.name for o in reference_report(check, lab_id).outcomes]
+    """Every test of the lab's own, that is: one that still holds from an earlier lesson is
+    proven by that lesson's mutants."""
+    tests = [o.name for o in reference_report(check, lab_id).outcomes if not o.group]
     assert tests, f"No test of {lab_id} ran on its reference."
     unrun = held_back_tests(lab_id) - set(tests)
     assert not unrun, f"The held-back tests {sorted(unrun)} did not run."
@@ -80,6 +84,15 @@ def test_every_test_rejects_some_plausible_wrong_harness(lab_id, check):
     assert not unproven, (
         f"No mutant of {lab_id} fails {unproven}: add to tests/mutation/mutants.py a plausible "
         "wrong harness each of these tests rejects.")
+
+
+@pytest.mark.parametrize("lab_id", ["lesson5", "lesson6"])
+def test_a_loop_that_answers_only_the_first_call_fails_the_later_lessons(lab_id, check):
+    """Lessons 5 and 6 keep lesson 3's loop: answering only a reply's first call breaks what
+    lesson 3 asked, and their checks say so under "Still holds from lesson 3"."""
+    mutant = {m.name: m for m in MUTANTS}[f"{lab_id}: only the first call is answered"]
+    failed = {(o.group, o.name) for o in mutant_report(check, mutant).outcomes if not o.passed}
+    assert ("Still holds from lesson 3", "test_two_calls_get_two_results_in_call_order") in failed
 
 
 def test_there_are_at_least_25_mutants():

@@ -1,6 +1,7 @@
-"""The magics in a real kernel: a student's notebook run by nbclient in python3 saves, for every
-view, the widget view beside the static HTML that says the same thing, and the progress file
-the kernel was pointed at (AGENTLAB_PROGRESS, inherited from this process) records the lab.
+"""The magics in a real kernel: a student's notebook run by nbclient in python3 (headless: its
+execute requests say allow_stdin false) saves every view as its static HTML and text, marked as
+ours, with no widget view and no widget state, and the progress file the kernel was pointed at
+(AGENTLAB_PROGRESS, inherited from this process) records the lab.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 
 import pytest
 
-from agentlab_magics.widgets.rendering import WIDGET_VIEW
+from agentlab_magics.widgets.rendering import MARK
 from tests.student_notebook import (
     BROKEN_CHECK,
     BROKEN_SUMMARY,
@@ -17,6 +18,7 @@ from tests.student_notebook import (
     FAILING,
     LOAD,
     PASSING,
+    QUESTION,
     REFERENCE_CHECK,
     REFERENCE_SUMMARY,
     TRANSCRIPT,
@@ -24,9 +26,6 @@ from tests.student_notebook import (
     executed_notebook,
     outcome_in,
 )
-
-STATE = "application/vnd.jupyter.widget-state+json"
-
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
@@ -39,14 +38,17 @@ def run(tmp_path_factory):
     return notebook, progress
 
 
-def view(notebook, index: int) -> tuple[dict, dict]:
-    """The one output of cell `index`: (its data, the saved state of its widget's model)."""
+def view(notebook, index: int, kind: str) -> dict:
+    """The data of cell `index`'s one output: a view of `kind`, static HTML and text only."""
     (output,) = notebook.cells[index].outputs
     assert output.output_type == "display_data"
-    data = output["data"]
-    assert {WIDGET_VIEW, "text/html", "text/plain"} <= set(data)
-    states = notebook.metadata["widgets"][STATE]["state"]
-    return data, states[data[WIDGET_VIEW]["model_id"]]["state"]
+    assert set(output["data"]) == {"text/html", "text/plain"}
+    assert output["metadata"][MARK]["view"] == kind
+    return output["data"]
+
+
+def test_no_widget_state_is_saved(run):
+    assert "widgets" not in run[0].metadata
 
 
 def test_loading_the_extension_prints_nothing(run):
@@ -54,29 +56,35 @@ def test_loading_the_extension_prints_nothing(run):
     assert notebook.cells[LOAD].outputs == []
 
 
-def test_the_reference_check_saves_a_widget_and_a_passing_report(run):
-    data, state = view(run[0], REFERENCE_CHECK)
+def test_the_reference_check_saves_a_passing_report(run):
+    data = view(run[0], REFERENCE_CHECK, "report")
     assert REFERENCE_SUMMARY in data["text/html"]
     assert data["text/plain"].startswith(REFERENCE_SUMMARY)
     assert outcome_in(data["text/html"], PASSING) == "passed"
-    assert state["data"]["summary"] == REFERENCE_SUMMARY
 
 
-def test_the_broken_check_saves_a_widget_and_names_what_failed(run):
-    data, state = view(run[0], BROKEN_CHECK)
+def test_the_broken_check_saves_a_report_that_names_what_failed(run):
+    data = view(run[0], BROKEN_CHECK, "report")
     assert BROKEN_SUMMARY in data["text/html"]
     assert outcome_in(data["text/html"], FAILING) == "failed"
     assert outcome_in(data["text/html"], PASSING) == "passed"
     assert f"✗ {FAILING}" in data["text/plain"]
-    assert state["data"]["summary"] == BROKEN_SUMMARY
 
 
-def test_the_transcript_saves_a_widget_and_its_complaints(run):
-    data, state = view(run[0], TRANSCRIPT)
+def test_the_transcript_saves_its_complaints(run):
+    data = view(run[0], TRANSCRIPT, "transcript")
     assert 'class="al-transcript al-static"' in data["text/html"]
     assert UNANSWERED in data["text/html"] and EMPTY_FAILURE in data["text/html"]
     assert f"✗ {UNANSWERED}" in data["text/plain"]
-    assert state["data"]["shape"] == "U A(error) U A[c1,c2] R(c1)"
+    assert "shape: U A(error) U A[c1,c2] R(c1)" in data["text/plain"]
+
+
+def test_the_question_saves_its_options_and_is_marked_unanswered(run):
+    data = view(run[0], QUESTION, "question")
+    (output,) = run[0].cells[QUESTION].outputs
+    assert output["metadata"][MARK] == {"view": "question", "id": "a4-jumbled-order",
+                                        "committed": False}
+    assert "%question a4-jumbled-order --answer B" in data["text/plain"]
 
 
 def test_the_progress_file_records_lesson5(run):

@@ -34,7 +34,7 @@ def test_loading_twice_is_harmless(shell, capsys):
 
 def test_check_cell_registers_the_module_and_records_progress(shell, capsys, tmp_path):
     out = cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
-    assert out.strip() == "05 Failures and limits: 10 of 10 tests passed"
+    assert out.strip() == "05 Failures and limits: 40 of 40 tests passed"
     assert cell(shell, "import harness\nprint(harness.error_message('x')['stop_reason'])",
                 capsys).strip() == "error"
     assert "run_agent" in shell.user_ns
@@ -43,23 +43,23 @@ def test_check_cell_registers_the_module_and_records_progress(shell, capsys, tmp
 
 def test_check_line_magic_checks_the_notebooks_names(shell, capsys):
     cell(shell, find_lab("lesson5").reference, capsys)
-    assert "10 of 10 tests passed" in cell(shell, "%check lesson5 --quiet", capsys)
+    assert "40 of 40 tests passed" in cell(shell, "%check lesson5 --quiet", capsys)
 
 
 def test_check_shows_the_report_view(shell, capsys):
     out = cell(shell, "%%check lesson5\n" + find_lab("lesson5").starter, capsys)
-    assert "0 of 10" in out and "is not written yet" in out
+    assert "18 of 40" in out and "is not written yet" in out
 
 
 def test_check_reports_a_syntax_error_with_the_students_line(shell, capsys):
     out = cell(shell, "%%check lesson5 --quiet\nx = 1\ndef run_agent(:\n    pass\n", capsys)
-    assert "Line 2 of your cell is not valid Python" in out and "def run_agent(:" in out
+    assert "Line 3 of your cell is not valid Python" in out  # line 1 is %%check and "def run_agent(:" in out
     assert "Traceback" not in out
 
 
 def test_check_reports_an_exception_with_the_students_line(shell, capsys):
     out = cell(shell, "%%check lesson5 --quiet\nx = 1\ny = undefined_name\n", capsys)
-    assert "NameError: name 'undefined_name' is not defined, at line 2: y = undefined_name" in out
+    assert "NameError: name 'undefined_name' is not defined, at line 3: y = undefined_name" in out
 
 
 def test_check_timeout_option_turns_a_hang_into_a_sentence(shell, capsys):
@@ -108,7 +108,8 @@ def test_question_answers_in_own_words_and_bad_input(shell, capsys):
 
 def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
     out = cell(shell, "%solution lesson3", capsys)
-    assert "def run_agent" in out
+    assert out.startswith("Solution: 03 The loop\n⚠ This is the graded reference solution")
+    assert '"built with help" for lesson3' in out and "def run_agent" in out
     assert ProgressStore(tmp_path / "progress.json").lab("lesson3").solution_opened
     assert "There is no lab" in cell(shell, "%solution nope", capsys)
 

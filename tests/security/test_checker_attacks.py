@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
     FORGE_CHANNEL, FORGE_CHANNEL_AT, HANDMADE_CODE, LAB_MODULE_CLASS, LYING_CODE_FILE_NAME,
@@ -89,6 +90,8 @@ ATTACKS = {
 }
 # Attacks that work today (their test is a strict xfail), each with the hole it goes through.
 WORKS: dict[str, str] = {}
+# Every test a lesson-5 check runs: its own and those it carries from earlier lessons.
+LESSON5_TESTS = len(lab_tests(find_lab("lesson5")))
 
 
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
@@ -108,7 +111,7 @@ def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name)
     assert done.returncode == 1, done.stdout[-2000:]
     report = json.loads(done.stdout)  # --json prints the report and nothing else
     assert report["problem"] or any(o["outcome"] != "passed" for o in report["outcomes"])
-    assert report["problem"] or len(report["outcomes"]) == 10
+    assert report["problem"] or len(report["outcomes"]) == LESSON5_TESTS
     assert len(done.stdout) < 1_000_000
     assert time.monotonic() - started < 60
 
@@ -116,7 +119,7 @@ def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name)
 def test_a_flood_of_output_is_cut_and_costs_nothing_else(tmp_path):
     done = check(tmp_path, loop_doing("    print('x' * 50_000_000)"), "--json")
     report = json.loads(done.stdout)
-    assert done.returncode == 0 and len(report["outcomes"]) == 10
+    assert done.returncode == 0 and len(report["outcomes"]) == LESSON5_TESTS
     assert all(len(o["output"]) < 5_000 for o in report["outcomes"])
     assert any("more characters of output left out" in o["output"] for o in report["outcomes"])
     assert len(done.stdout) < 1_000_000
@@ -126,7 +129,7 @@ def test_the_reference_still_passes_with_its_report_alone_on_stdout(tmp_path):
     done = check(tmp_path, "print('noise from the student')\n" + REFERENCE, "--json")
     assert done.returncode == 0
     report = json.loads(done.stdout)
-    assert len(report["outcomes"]) == 10 and report["problem"] is None
+    assert len(report["outcomes"]) == LESSON5_TESTS and report["problem"] is None
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e10", "ten"])

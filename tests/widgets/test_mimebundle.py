@@ -10,19 +10,20 @@ import ipywidgets
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.widgets import ReportView, Transcript, report_data, transcript_data
-from agentlab_magics.widgets.rendering import WIDGET_VIEW, asset
+from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW, asset
 from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 from tests.widgets.cases import A, R1, R2, U, long_run
 
 
 def test_the_bundle_carries_the_widget_view_the_static_html_and_the_text():
     view = Transcript([U, A, R1])
-    bundle = view._repr_mimebundle_()
+    bundle, metadata = view._repr_mimebundle_()
     assert set(bundle) == {WIDGET_VIEW, "text/html", "text/plain"}
+    assert metadata[MARK] == {"view": "transcript"}
     assert bundle[WIDGET_VIEW]["model_id"] == view.widget.model_id
     assert bundle[WIDGET_VIEW]["version_major"] == 2
     assert 'class="al-transcript al-static"' in bundle["text/html"]
-    assert bundle["text/plain"].startswith("Record: 3 messages · 2 calls · 1 complaint")
+    assert bundle["text/plain"].startswith("Record: 3 messages · 2 tool calls · 1 complaint")
 
 
 def test_the_widget_carries_the_transcript_data_in_one_synced_trait():
@@ -38,8 +39,9 @@ def test_the_widget_carries_the_transcript_data_in_one_synced_trait():
 
 def test_static_carries_no_widget_and_builds_none():
     view = Transcript([U, A, R1, R2], static=True)
-    bundle = view._repr_mimebundle_()
+    bundle, metadata = view._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
+    assert metadata == {MARK: {"view": "transcript"}}
     assert view._widget is None
 
 
@@ -70,15 +72,16 @@ def test_the_report_view_is_one_widget_whose_data_holds_each_records_transcript(
                     message="c2 unanswered", record=record),
         TestOutcome(name="b", sentence="Answers stop the run.", outcome="passed")])
     view = ReportView(report)
-    bundle = view._repr_mimebundle_()
+    bundle, metadata = view._repr_mimebundle_()
+    assert metadata[MARK] == {"view": "report"}
     assert set(bundle) == {WIDGET_VIEW, "text/html", "text/plain"}
     data = view.widget.data
     assert data == report_data(report)
     assert data["kind"] == "report" and data["summary"] == "Lesson 4: 1 of 2 tests passed"
-    assert data["tests"][0]["transcript"] == transcript_data(record)
+    assert data["tests"][0]["transcript"] == transcript_data(record, rule=False, judged=False)
     assert "transcript" not in data["tests"][1]
-    assert set(ReportView(report, static=True)._repr_mimebundle_()) == {"text/html",
-                                                                         "text/plain"}
+    assert set(ReportView(report, static=True)._repr_mimebundle_()[0]) == {"text/html",
+                                                                            "text/plain"}
 
 
 def test_a_transcript_is_what_the_list_held_when_it_was_made():
@@ -93,7 +96,7 @@ def test_a_request_can_be_shown():
     model = lab.ScriptedModel([lab.say("Hello.")])
     model.complete("Be brief.", [U], [])
     text = Transcript(model.calls[0]).to_text()
-    assert text.splitlines()[:3] == ["Request: 1 message · 0 calls", "shape: U",
+    assert text.splitlines()[:3] == ["Request: 1 message · 0 tool calls", "shape: U",
                                      "A strict provider accepts this request."]
 
 

@@ -3,12 +3,14 @@ student's own words drawn as text, and the widget committing through Python."""
 
 from bs4 import BeautifulSoup
 
-from agentlab_magics.course.questions import find_question
+from agentlab_magics.course.assignments import ASSIGNMENTS
+from agentlab_magics.course.notebooks import notebook
+from agentlab_magics.course.questions import find_question, questions_for
 from agentlab_magics.notebook import Asked, ask
 from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import Commitment
 from agentlab_magics.widgets.question_view import QuestionView
-from agentlab_magics.widgets.rendering import WIDGET_VIEW
+from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from tests.widgets.cases import HOSTILE
 
 CHOICE = find_question("a4-jumbled-order")
@@ -33,7 +35,7 @@ def test_after_an_answer_every_option_says_whether_it_is_right_and_why():
     page = BeautifulSoup(view.to_html(), "html.parser")
     verdicts = [why.get_text() for why in page.select(".al-option .al-why")]
     assert [v.split(":")[0] for v in verdicts] == ["Wrong", "Wrong", "Right"]
-    assert page.select_one(".al-chosen").get_text().startswith("user, reply, result c2")
+    assert page.select_one(".al-chosen").get_text().startswith("B. user, reply, result c2")
     assert "Your answer (2026-12-01): B" in page.select_one(".al-committed").get_text()
     assert page.select_one("details[open] .al-answer").get_text() == CHOICE.answer
     assert "> B. user, reply, result c2, result c1" in view.to_text()
@@ -48,11 +50,14 @@ def test_the_students_own_words_are_drawn_as_text():
     assert HOSTILE in parsed.select_one(".al-notice").get_text()
 
 
-def test_the_bundle_carries_the_widget_and_the_static_html():
-    bundle = QuestionView(Asked(CHOICE, None))._repr_mimebundle_()
+def test_the_bundle_carries_the_widget_and_the_static_html_and_marks_the_question():
+    bundle, metadata = QuestionView(Asked(CHOICE, None))._repr_mimebundle_()
     assert set(bundle) == {WIDGET_VIEW, "text/html", "text/plain"}
-    assert set(QuestionView(Asked(CHOICE, None), static=True)._repr_mimebundle_()) == {
-        "text/html", "text/plain"}
+    assert metadata[MARK] == {"view": "question", "id": CHOICE.id, "committed": False}
+    bundle, metadata = QuestionView(Asked(CHOICE, Commitment(answer="C")),
+                                    static=True)._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"}
+    assert metadata == {MARK: {"view": "question", "id": CHOICE.id, "committed": True}}
 
 
 def test_an_answer_from_the_widget_is_committed_and_revealed(tmp_path):
@@ -76,3 +81,15 @@ def test_a_commitment_stands_and_a_bad_answer_is_a_sentence(tmp_path):
     refused = ask(OPEN.id, "  ", store=store)
     assert refused.commitment is None and "your own words" in refused.notice
     assert "answer with A, B or C" in ask("a1-skipped-call", "D", store=store).notice
+
+
+def test_a_course_notebook_says_own_words_only_where_a_question_has_a_text_box():
+    said = {}
+    for assignment in ASSIGNMENTS:
+        kinds = {q.kind for part in assignment.parts for q in questions_for(part.lab)}
+        intro = [cell.source for cell in notebook(assignment).cells
+                 if cell.source.startswith("## Before you run anything")]
+        if intro:
+            said[assignment.id] = ("own words" in intro[0], "open" in kinds)
+    assert said and all(says == has_a_box for says, has_a_box in said.values())
+    assert (True, True) in said.values() and (False, False) in said.values()

@@ -5,7 +5,7 @@ drawn as text. Runs in Debian's chromium (tests/chromium.py)."""
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.widgets import report_data, transcript_data
 from agentlab_magics.widgets.rendering import asset
 from tests.widgets.cases import A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages
@@ -149,7 +149,8 @@ def test_hostile_text_is_drawn_as_text_and_never_runs(mount):
 def test_the_report_draws_each_test_and_each_records_transcript(mount):
     report = CheckReport(lab_id="lesson4", title="Lesson 4", outcomes=[
         TestOutcome(name="pairs", sentence="Every call gets exactly one result.",
-                    outcome="failed", message="c2 was never answered", record=[U, A, R1]),
+                    outcome="failed", message="c2 was never answered: the strict provider "
+                    "refuses that", record=[U, A, R1]),
         TestOutcome(name="stops", sentence="A plain answer ends the run.", outcome="passed")])
     page = mount(report_data(report))
     assert page.locator(".al-summary").inner_text() == "Lesson 4: 1 of 2 tests passed"
@@ -157,7 +158,32 @@ def test_the_report_draws_each_test_and_each_records_transcript(mount):
         == ["✗", "✓"]
     failed = page.locator('.al-test[data-test="pairs"] details')
     assert failed.get_attribute("open") is not None
-    assert failed.locator(".al-message").inner_text() == "c2 was never answered"
+    assert failed.locator(".al-message").inner_text() == (
+        "c2 was never answered: the strict provider refuses that")
+    assert failed.locator('[data-action="toggle-view"]').count() == 0  # no course-rule request
     assert indexes(page, ".al-transcript .al-row") == [0, 1, 2]
     assert failed.locator('.al-row[data-index="1"] .al-complaints li').inner_text() == (
         "toolCall c2 has no toolResult")
+
+
+def test_the_report_draws_the_requests_sent_and_closes_a_repeated_not_written(mount):
+    missing = "run_agent is not written yet: it runs the loop."
+    refused = f"400 invalid_request: {HOSTILE}"
+    report = CheckReport(lab_id="lesson5", title="Lesson 5", outcomes=[
+        TestOutcome(name="first", sentence="One.", outcome="failed", message=missing),
+        TestOutcome(name="again", sentence="Two.", outcome="failed", message=missing),
+        TestOutcome(name="sent", sentence="Three.", outcome="failed", message="Wrong.",
+                    record=[U, FAILED], requests_sent=2,
+                    requests=[SentRequest(number=1, shape="U"),
+                              SentRequest(number=2, shape="U A(error) U", refused=refused)])])
+    page = mount(report_data(report))
+    assert page.locator('.al-test[data-test="first"] details').get_attribute("open") is not None
+    assert page.locator('.al-test[data-test="again"] details').get_attribute("open") is None
+    others = page.locator('.al-test:not([data-test="sent"])')
+    assert others.locator(":is(.al-transcript, .al-sent)").count() == 0
+    sent = page.locator('.al-test[data-test="sent"] .al-sent')
+    assert sent.locator(".al-title").inner_text() == (
+        "Requests your code sent the model: 2 model calls")
+    assert sent.locator(".al-sent-request .al-shape").all_inner_texts() == ["U", "U A(error) U"]
+    assert sent.locator(".al-sent-request.al-bad .al-refused").inner_text() == f"refused: {refused}"
+    assert page.locator("script, img").count() == 1  # the page's own module script only

@@ -1,0 +1,43 @@
+"""The labs' tests, a module per lab: plain functions taking `harness` and `record`.
+
+`reads` says which of the names a student writes a test reads: the names its code, and the
+code of the helpers of this package it calls, mentions. A later lesson's check runs an
+earlier lesson's test only where its file still holds every name the test reads.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Callable
+
+from agentlab_magics.course.catalog import HARNESS_NAMES
+
+PACKAGE = __name__
+
+
+def reads(test: Callable) -> frozenset[str]:
+    """The names of HARNESS_NAMES that `test`, or a helper of this package it calls, mentions."""
+    seen: set[Callable] = set()
+    mentioned: set[str] = set()
+    pending = [test]
+    while pending:
+        function = pending.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        for code in _codes(function.__code__):
+            for name in code.co_names:
+                mentioned.add(name)
+                helper = function.__globals__.get(name)
+                if inspect.isfunction(helper) and helper.__module__.startswith(f"{PACKAGE}."):
+                    pending.append(helper)
+    return frozenset(mentioned & HARNESS_NAMES)
+
+
+def _codes(code: types.CodeType):
+    """`code` and the code of every function or lambda defined inside it."""
+    yield code
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            yield from _codes(constant)

@@ -1,7 +1,7 @@
 """Checkpoint A, the test you write: a script and a check that part the two loops."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import a_type, plain, settle
+from agentlab_magics.course.labtests.kit import a_type, model_calls, plain, settle
 from agentlab_magics.lab.steps import Step
 from agentlab_magics.reference import loops
 
@@ -40,7 +40,7 @@ def run_with(harness, loop, record=None):
     the record and the final reply, made of what the script's steps said, are proven plain."""
     model, messages = lab.ScriptedModel(script_of(harness), max_calls=12), []
     if record is not None:
-        record(messages)
+        record(messages, model)
     final = settle(loop(model, "You are a careful debugger.", messages, [read_tool()], PROMPT))
     plain(messages, "the record your script left")
     return model, messages, plain(final, "the last reply your script gave")
@@ -59,7 +59,7 @@ def test_the_reference_loop_finishes_the_script(harness, record):
     """script() is a non-empty list of steps that lesson 5's loop runs to the end, with no cut-off."""
     model, messages, final = run_with(harness, loops.reference, record)
     assert not model.cut_off and final.get("stop_reason") != "error", (
-        f"The reference loop did not finish your script: it made {len(model.calls)} model call(s) "
+        f"The reference loop did not finish your script: it made {model_calls(len(model.calls))} "
         f"and ended on {lab.show([final])}. Give the model a last step that answers.")
 
 

@@ -134,6 +134,66 @@ def _same(actual: Any, expected: Any) -> bool:
     return expected == actual
 
 
+def gave(actual: Any, expected: Any, limit: int = 4) -> str:
+    """What a failure message says `actual` was, against `expected`: for two dicts, or two lists
+    or tuples of one length, only the places that differ ("a dict whose ['stop_reason'] is
+    'stop' (expected 'error')"); else `actual` whole, then `expected`.
+
+    `actual` must be proven plain (`exact` proves it before it says False), so its repr is the
+    builtin one; at most `limit` places are named, and how many more there are."""
+    if not _comparable(actual, expected):
+        return f"{actual!r}; expected {expected!r}"
+    places: list[str] = []
+    _differences(actual, expected, "", places)
+    if not places:
+        return repr(actual)
+    named = places[:limit]
+    if len(places) > limit:
+        left = len(places) - limit
+        named.append(f"{left} more place{'s' * (left != 1)}")
+    return f"{a_type(actual)} whose {_and(named)}"
+
+
+def _comparable(actual: Any, expected: Any) -> bool:
+    """Two values compared place by place: dicts, or lists or tuples of the same type and size."""
+    if type(actual) is not type(expected):
+        return False
+    return type(expected) is dict or (type(expected) in (list, tuple)
+                                      and len(actual) == len(expected))
+
+
+def _differences(actual: Any, expected: Any, path: str, places: list[str]) -> None:
+    """Append to `places` a clause for each place under `path` where `actual` departs."""
+    if not _comparable(actual, expected):
+        if not _same(actual, expected):
+            places.append(f"{path} is {_value(actual, expected)} (expected "
+                          f"{_value(expected, actual)})")
+        return
+    if type(expected) is dict:
+        for key, item in expected.items():
+            if key in actual:
+                _differences(actual[key], item, f"{path}[{key!r}]", places)
+            else:
+                places.append(f"{path}[{key!r}] is missing (expected {item!r})")
+        places.extend(f"{path}[{key!r}] should not be there (it is {item!r})"
+                      for key, item in actual.items() if key not in expected)
+    else:
+        for index, (mine, theirs) in enumerate(zip(actual, expected)):
+            _differences(mine, theirs, f"{path}[{index}]", places)
+
+
+def _value(value: Any, other: Any) -> str:
+    """`value` as a failure message shows it; with its type where the two look alike (1, True)."""
+    shown = repr(value) if type(value) in PLAIN else f"<{type(value).__name__}>"
+    if shown == repr(other) or (type(value) is not type(other) and str(value) == str(other)):
+        return f"{a_type(value)} {shown}"
+    return shown
+
+
+def _and(clauses: list[str]) -> str:
+    return clauses[0] if len(clauses) == 1 else f"{', '.join(clauses[:-1])} and {clauses[-1]}"
+
+
 def settle(value: Any) -> Any:
     """value itself, or its result when it is awaitable, even inside a running event loop."""
     if not isinstance(value, Awaitable):
@@ -178,7 +238,7 @@ def run(harness: Any, steps: list, *, tools: list | None = None, prompt: str = "
     model = lab.ScriptedModel(steps, max_calls=max_calls)
     messages = [] if messages is None else messages
     if record is not None:
-        record(messages)
+        record(messages, model)
     final = agent(harness, model, messages, tools or [], prompt, **options)
     return model, messages, final
 
@@ -200,5 +260,12 @@ def shapes(model: lab.ScriptedModel) -> list[str]:
 
 
 def said(model: lab.ScriptedModel, messages: list) -> str:
-    """A one-line account of a run for failure messages: calls made and the record's shape."""
-    return f"{len(model.calls)} model call(s), record {lab.shape(messages)!r}"
+    """A one-line account of a run for failure messages: model calls made (requests sent, the
+    words the report's panel uses too) and the record's shape."""
+    record = f"record {lab.shape(messages)!r}" if messages else "an empty record"
+    return f"{model_calls(len(model.calls))}, {record}"
+
+
+def model_calls(count: int) -> str:
+    """"1 model call", "31 model calls": requests sent to the model, as every text counts them."""
+    return f"{count} model call{'s' * (count != 1)}"

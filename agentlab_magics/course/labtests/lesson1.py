@@ -1,7 +1,7 @@
 """Lesson 1, the conversation is a list: messages are dicts, and chat sends all of them."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import SYSTEM, exact, plain, shapes
+from agentlab_magics.course.labtests.kit import SYSTEM, exact, gave, plain, shapes
 
 
 def chat_run(harness, steps, prompts, record, messages=None):
@@ -9,7 +9,7 @@ def chat_run(harness, steps, prompts, record, messages=None):
     the list and the replies proven plain data."""
     model = lab.ScriptedModel(steps, max_calls=10)
     messages = [] if messages is None else messages
-    record(messages)
+    record(messages, model)
     replies = [plain(harness.chat(model, SYSTEM, messages, text), "what chat returned")
                for text in prompts]
     return model, plain(messages, "the caller's list after chat"), replies
@@ -18,11 +18,10 @@ def chat_run(harness, steps, prompts, record, messages=None):
 def test_user_message_is_role_and_content(harness):
     """user_message wraps what was typed as {"role": "user", "content": the string itself}."""
     message = harness.user_message("Where is the config file?")
-    assert exact(message, {"role": "user", "content": "Where is the config file?"},
-                 "what user_message returned"), (
-        f"user_message('Where is the config file?') gave {message!r}; expected "
-        "{'role': 'user', 'content': 'Where is the config file?'}: a user's content is the "
-        "plain string they typed, with no other keys.")
+    expected = {"role": "user", "content": "Where is the config file?"}
+    assert exact(message, expected, "what user_message returned"), (
+        f"user_message('Where is the config file?') gave {gave(message, expected)}: a user's "
+        "content is the plain string they typed, with no other keys.")
 
 
 def test_text_of_joins_the_text_blocks_in_order(harness):
@@ -56,7 +55,8 @@ def test_chat_keeps_both_messages_in_the_callers_list(harness, record):
         "expected the user's message then the reply, 'U A': chat must append both to the "
         "list it was handed, not to a copy.")
     assert exact(replies[0], lab.say("Hello! How can I help?"), "what chat returned"), (
-        f"chat returned {replies[0]!r}; it should return the reply message itself, "
+        f"chat returned {gave(replies[0], lab.say('Hello! How can I help?'))}; it should "
+        "return the reply message itself, "
         f"{lab.show(messages[-1:])}.")
 
 

@@ -4,7 +4,7 @@ import copy
 import json
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, plain
+from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool, gave, plain
 
 A_CALL = lab.call("read", {"path": "a.py"}, id="c1")
 B_CALL = lab.call("grep", {"pattern": "PORT", "path": "b.py"}, id="c2")
@@ -80,7 +80,7 @@ def test_tool_specs_are_name_description_and_parameters(harness):
     specs = harness.tool_specs(tools)
     expected = specs_of(tools)
     assert exact(specs, expected, "what tool_specs returned"), (
-        f"tool_specs gave {specs!r}; expected {expected!r}: one dict per tool, in the same "
+        f"tool_specs gave {gave(specs, expected)}: one dict per tool, in the same "
         "order, holding name, description and parameters and nothing else.")
     try:
         json.dumps(specs)

@@ -2,7 +2,7 @@
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
-    exact, failing_tool, files_tool, message_of, plain, run, said, told)
+    exact, failing_tool, files_tool, gave, message_of, plain, run, said, told)
 
 FILES = {"config.py": "PORT = 9090\n", "notes.txt": "Ask Ada about the port.\n"}
 
@@ -155,7 +155,7 @@ def test_run_tool_gives_exactly_one_result_dict(harness):
     expected = {"role": "toolResult", "tool_call_id": "call_7", "tool_name": "read",
                 "content": "PORT = 9090\n", "is_error": False}
     assert exact(result, expected, "what run_tool returned"), (
-        f"run_tool gave {result!r}; expected {expected!r}: exactly these five keys, answering "
+        f"run_tool gave {gave(result, expected)}: exactly these five keys, answering "
         "the call by its id and name, with the tool's output as the content.")
 
 
@@ -166,8 +166,8 @@ def test_run_tool_answers_an_unknown_tool_with_an_error_result(harness):
     expected = {"role": "toolResult", "tool_call_id": "c1", "tool_name": "raed",
                 "content": "Tool raed not found", "is_error": True}
     assert exact(result, expected, "what run_tool returned"), (
-        f"run_tool gave {result!r} for a call to raed, which no tool is called; expected "
-        f"{expected!r}.")
+        f"For a call to raed, which no tool is called, run_tool gave "
+        f"{gave(result, expected)}.")
 
 
 def test_run_tool_turns_any_exception_into_an_error_result(harness):
@@ -195,5 +195,5 @@ def test_run_tool_runs_the_tool_the_call_names(harness):
         got = {key: result.get(key) for key in ("tool_call_id", "tool_name", "content")}
         expected = {"tool_call_id": call["id"], "tool_name": call["name"], "content": content}
         assert exact(got, expected, "what run_tool returned"), (
-            f"For the call {call['id']} to {call['name']}, run_tool gave {got}; expected "
-            f"{expected}.")
+            f"For the call {call['id']} to {call['name']}, run_tool gave "
+            f"{gave(got, expected)}.")

@@ -3,7 +3,8 @@
 import copy
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import agent, exact, files_tool, plain, run, said, shapes
+from agentlab_magics.course.labtests.kit import (
+    agent, exact, files_tool, gave, plain, run, said, shapes)
 
 CONFIG = {"config.py": "PORT = 9090\n"}
 READ = lab.call("read", {"path": "config.py"})
@@ -15,7 +16,7 @@ def test_error_message_shape(harness):
     expected = {"role": "assistant", "content": [], "stop_reason": "error",
                 "error_message": "503 overloaded"}
     assert exact(made, expected, "what error_message returned"), (
-        f"error_message('503 overloaded') gave {made!r}; expected {expected!r}.")
+        f"error_message('503 overloaded') gave {gave(made, expected)}.")
 
 
 def test_max_turns_one_against_a_stuck_model(harness, record):
@@ -33,7 +34,7 @@ def test_max_turns_one_against_a_stuck_model(harness, record):
 def test_max_turns_counts_each_run_afresh(harness, record):
     """max_turns=3 allows exactly three model calls in every run, however long the list already is."""
     model = lab.ScriptedModel([lab.stuck(READ)], max_calls=30)
-    messages = record([])
+    messages = record([], model)
     counts = []
     for prompt in ("Find the port.", "Try again.", "Once more."):
         before = len(model.calls)
@@ -79,8 +80,8 @@ def test_a_503_is_written_down_not_raised(harness, record):
     assert lab.shape(messages) == "U A(error)" and exact(
             final, failed, "what run_agent returned") and exact(
             messages[-1], failed, "the last message of the record"), (
-        f"After a 503 the run made {said(model, messages)} and returned {final!r}; expected the "
-        "failed reply on the record and returned.")
+        f"After a 503 the run made {said(model, messages)} and returned "
+        f"{gave(final, failed)}: the failed reply goes on the record and is returned.")
 
 
 def test_try_again_after_a_503(harness, record):
@@ -88,12 +89,13 @@ def test_try_again_after_a_503(harness, record):
     model, messages, _ = run(harness, [lab.fail("503 overloaded"), lab.say("The port is 9090.")],
                              record=record)
     final = agent(harness, model, messages, [], "try again")
+    sent = shapes(model)
+    assert sent[1:2] == ["U U"], (
+        f"The second request was {sent[1] if len(sent) > 1 else 'never sent'!r}: an empty "
+        "failed reply must be left out of what is sent, or the strict provider refuses it.")
     assert lab.shape(messages) == "U A(error) U A", (
         f"The record is {lab.shape(messages)!r}; the failed reply must stay on it. "
         f"The second run ended on {lab.show([final])}.")
-    assert shapes(model)[1] == "U U", (
-        f"The second request was {shapes(model)[1]!r}: an empty failed reply must be left out "
-        "of what is sent, or the strict provider refuses it.")
 
 
 def test_a_failed_reply_with_text_is_sent(harness, record):

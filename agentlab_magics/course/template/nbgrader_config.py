@@ -66,8 +66,9 @@ c.OverwriteCells.add_missing_cells = True
 # test cell with hidden tests and every submission. The released cell lacks the hidden tests,
 # and this is how nbgrader puts them back (from the gradebook); it does not mean a student
 # edited the cell.
-# No widget state in autograded notebooks: nbconvert (the formgrader, the feedback) then draws
-# each check report from its text/html instead of an empty widget.
+# No widget state in autograded notebooks, so nbconvert (the formgrader, the feedback) draws no
+# widget a student's own code made. Our views make none here: a headless run gets each one as
+# static HTML alone (agentlab_magics.widgets.rendering.frontend_draws_widgets).
 c.Execute.store_widget_state = False
 # Scores come from outside the student's kernel (agentlab_magics.grading.autograde): the
 # kernel runs in a sandbox without the hidden tests, and each graded cell is scored in a
@@ -89,16 +90,15 @@ c.Autograde.autograde_preprocessors = [
 
 # -- feedback --------------------------------------------------------------------------------
 # The feedback page: grades, the teacher's hidden tests taken out of the test cells, tracebacks
-# of test cells cut to their last line (the sentences of the failed tests, not the test code),
-# and every agentlab view drawn as its static HTML.
+# of test cells cut to their last line (the sentences of the failed tests, not the test code).
+# Every agentlab view in an autograded notebook is already its static HTML alone (graded cells:
+# ScoredOutside's reports; other cells: InertMarkup keeps no widget view).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
     "agentlab_magics.course.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-    "agentlab_magics.widgets.export.StaticFallback",
 ]
-c.StaticFallback.enabled = True
 # The page loads nothing from the internet: agentlab's template folder goes before nbgrader's
 # own, where it shadows the one template that asks a CDN for MathJax (math stays as TeX).
 from nbgrader.server_extensions.formgrader.handlers import template_path  # noqa: E402

@@ -1,0 +1,88 @@
+"""Check reports as a student sees them in real JupyterLab (1400×1000, headless chromium):
+the lesson-5 starter's report is short (a test that stopped on a name not written yet draws no
+panel), and a failing report's panels agree with its sentences: the request the sentence names
+is the request drawn, as the student's code sent it. Screenshots "starter-report" and
+"failing-report" go to $AGENTLAB_SCREENSHOTS, or else a temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from agentlab_magics.course import find_lab
+from tests.browser.lab_session import (
+    Browsing, line_of, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
+from tests.student_notebook import SENDS_THE_RECORD
+
+NOTEBOOK = "reports.ipynb"
+LOAD, STARTER, FAILING = range(3)
+STARTER_MOST_PX = 1_200
+TRY_AGAIN = ('After a 503 the user says "try again": the failed reply stays on the record and '
+             "is not sent.")
+SECOND_REQUEST = re.compile(r"The second request was '([^']*)'")
+
+
+def notebook() -> nbformat.NotebookNode:
+    lesson5 = find_lab("lesson5")
+    made = nbformat.v4.new_notebook()
+    made.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                   "language": "python"}
+    made.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "%load_ext agentlab_magics",
+        "%%check lesson5\n" + lesson5.starter,
+        "%%check lesson5\n" + SENDS_THE_RECORD.apply(lesson5.reference))]
+    return made
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    return screenshot_folder(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
+    with serve_jupyterlab(tmp_path_factory.mktemp("jupyterlab"), {NOTEBOOK: notebook()}) as served:
+        browsing = open_offline(browser, served.url(NOTEBOOK))
+        run_all(browsing)
+        output(browsing.page, FAILING).locator(".al-report .al-summary").wait_for()
+        yield browsing
+        browsing.page.context.close()
+
+
+def test_the_starter_report_is_short_and_draws_no_empty_panel(lab, screenshots):
+    report = output(lab.page, STARTER).locator(".al-report")
+    expect(report.locator(".al-summary")).to_contain_text("05 Failures and limits:")
+    expect(report.locator(".al-transcript")).to_have_count(0)
+    expect(report.locator(".al-sent")).to_have_count(0)
+    expect(report).not_to_contain_text("would be accepted")
+    height = report.bounding_box()["height"]
+    assert height <= STARTER_MOST_PX, f"the starter's report is {height:.0f} px tall"
+    report.locator(".al-summary").scroll_into_view_if_needed()
+    shoot(lab.page, screenshots, "starter-report")  # the report from its top, as it opens
+
+
+def test_a_failing_reports_request_is_the_one_its_sentence_names(lab, screenshots):
+    report = output(lab.page, FAILING).locator(".al-report")
+    failed = line_of(report, TRY_AGAIN)
+    expect(failed).to_contain_class("al-outcome-failed")
+    said = SECOND_REQUEST.search(failed.locator(".al-message").inner_text())
+    assert said, failed.locator(".al-message").inner_text()
+    second = failed.locator(".al-sent-request", has=lab.page.locator(".al-index", has_text="2"))
+    expect(second.locator(".al-shape")).to_have_text(said.group(1))
+    expect(second.locator(".al-refused")).to_contain_text("assistant message has empty content")
+    record = failed.locator(".al-transcript")
+    expect(record).to_contain_class("al-live")
+    expect(record).not_to_contain_text("context_for_model computes")  # the course's rule: not here
+    expect(record.locator('[data-action="toggle-view"]')).to_have_count(0)
+    failed.scroll_into_view_if_needed()
+    shoot(failed, screenshots, "failing-report")
+
+
+def test_the_page_reached_nothing_beyond_this_machine_and_raised_nothing(lab):
+    assert lab.blocked == [] and lab.errors == []

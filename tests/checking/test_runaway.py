@@ -1,0 +1,237 @@
+"""Runaway code gets its sentence within the time limit: the caps on what a test's run builds
+(the record, the model's calls, memory), an interrupt that kills the child, and the outcomes
+handed on one by one as they arrive."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import threading
+
+import pytest
+
+from agentlab_magics import lab
+from agentlab_magics.checking import caps, run
+from agentlab_magics.checking.isolated import MEMORY_CAP, check_in_child
+from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.student import load
+from agentlab_magics.course import find_lab
+
+REFERENCE = find_lab("lesson5").reference
+RETURN_ON_ERROR = '        if reply["stop_reason"] == "error":\n            return reply\n'
+CONTINUE_ON_ERROR = '        if reply["stop_reason"] == "error":\n            continue\n'
+RECORD_SENTENCE = "The run's record grew to"
+CALLS_SENTENCE = "after it answered \"max_calls=30 reached\""
+LIMIT = 10.0
+# a test that runs the loop on a stuck model with max_turns=1 (and a script that never ends)
+LOOP_TESTS = ["test_max_turns_one_against_a_stuck_model"]
+
+
+def write(tmp_path, text, name="harness.py"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def with_loop(body: str, top: str = "") -> str:
+    """lesson 5's reference with run_agent's body replaced by `body` (and `top` at the top)."""
+    start = REFERENCE.index("def run_agent")
+    end = REFERENCE.index("def context_for_model")
+    signature = "def run_agent(model, system, messages, tools, prompt, *, max_turns=None):\n"
+    return top + REFERENCE[:start] + signature + body + "\n\n\n" + REFERENCE[end:]
+
+
+def check(tmp_path, source: str, only: list[str] | None = None, timeout: float = LIMIT,
+          on_outcome=None):
+    return run("lesson5", write(tmp_path, source), timeout=timeout, only=only,
+               on_outcome=on_outcome)
+
+
+def not_passed(report):
+    return [o for o in report.outcomes if not o.passed]
+
+
+def test_retrying_a_failed_reply_with_continue_is_stopped_with_a_sentence(tmp_path):
+    assert RETURN_ON_ERROR in REFERENCE
+    report = check(tmp_path, REFERENCE.replace(RETURN_ON_ERROR, CONTINUE_ON_ERROR))
+    failed = not_passed(report)
+    assert report.problem is None and failed
+    assert all(o.outcome == "error" for o in failed), [(o.name, o.outcome) for o in failed]
+    assert any(o.message.startswith(RECORD_SENTENCE) for o in failed)
+    assert "goes round again after a reply that should end" in failed[0].message
+    largest_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    assert largest_child < MEMORY_CAP + (1 << 30)  # no multi-GB child
+
+
+def test_a_loop_that_appends_the_max_turns_stop_and_goes_on_is_stopped(tmp_path):
+    source = REFERENCE.replace(
+        '            reply = error_message(f"Agent stopped after max_turns={max_turns}")\n',
+        '            messages.append(error_message(f"Agent stopped after max_turns={max_turns}"))\n'
+        '            continue\n')
+    report = check(tmp_path, source, only=LOOP_TESTS)
+    (outcome,) = report.outcomes
+    assert outcome.outcome == "error" and outcome.message.startswith(RECORD_SENTENCE)
+    assert outcome.record and outcome.record_omitted > caps.RECORD_CAP - 100
+
+
+def test_a_loop_calling_the_model_past_max_calls_is_stopped(tmp_path):
+    body = ("    messages.append(user_message(prompt))\n"
+            "    while True:\n"
+            "        model.complete(system, [user_message(prompt)], [])\n")
+    report = check(tmp_path, with_loop(body), only=LOOP_TESTS)
+    (outcome,) = report.outcomes
+    assert outcome.outcome == "error" and CALLS_SENTENCE in outcome.message, outcome
+
+
+@pytest.mark.parametrize("handler", ["except:", "except BaseException:"])
+def test_code_that_catches_every_exception_and_retries_cannot_escape_a_cap(tmp_path, handler):
+    calls = ("    while True:\n"
+             "        try:\n"
+             "            model.complete(system, [user_message(prompt)], [])\n"
+             f"        {handler}\n"
+             "            continue\n")
+    appends = ("    while True:\n"
+               "        try:\n"
+               "            messages.append(user_message(prompt))\n"
+               f"        {handler}\n"
+               "            pass\n")
+    for body, sentence in ((calls, CALLS_SENTENCE), (appends, RECORD_SENTENCE)):
+        report = check(tmp_path, with_loop(body), only=LOOP_TESTS)
+        (outcome,) = report.outcomes
+        assert outcome.outcome == "error" and sentence in outcome.message, outcome
+
+
+@pytest.mark.parametrize("allocation", ["[0] * 10**9", "bytearray(10**10)", "b'x' * 10**10",
+                                        "[str(n) for n in range(10**9)]"])
+def test_memory_asked_for_at_once_or_bit_by_bit_is_refused_with_a_sentence(tmp_path,
+                                                                             allocation):
+    body = f"    kept = {allocation}\n    return kept\n"
+    report = check(tmp_path, with_loop(body), only=LOOP_TESTS)
+    (outcome,) = report.outcomes
+    assert outcome.outcome == "error", outcome
+    assert outcome.message == caps.memory_ran_out(MEMORY_CAP >> 20)
+
+
+def test_a_model_without_max_calls_stops_a_loop_after_call_cap_calls():
+    model = lab.ScriptedModel([lab.forever(lambda request: lab.say("again"))])
+    request = [{"role": "user", "content": "Hi."}]
+    for _ in range(caps.CALL_CAP):
+        model.complete("", request, [])
+    for _ in range(3):  # raised again at every later call, nothing more recorded
+        with pytest.raises(caps.CapReached, match="called the model 1,000 times"):
+            model.complete("", request, [])
+    assert len(model.calls) == caps.CALL_CAP
+
+
+def test_a_model_copies_nothing_past_its_copy_cap():
+    model = lab.ScriptedModel([lab.say("hello")], max_calls=None)
+    huge = [{"role": "user", "content": "Hi."}] * (caps.COPY_CAP + 1)
+    with pytest.raises(caps.CapReached, match="sending 200,001 messages"):
+        model.complete("", huge, [])
+    assert model.calls == []
+
+
+def test_a_model_keeps_its_documented_in_band_error_past_max_calls():
+    model = lab.ScriptedModel([lab.forever(lambda request: lab.say("again"))], max_calls=2)
+    request = [{"role": "user", "content": "Hi."}]
+    replies = [model.complete("", request, []) for _ in range(2 + caps.CALLS_PAST_MAX)]
+    assert replies[2]["error_message"] == "ScriptedModel stopped the run: max_calls=2 reached"
+    assert model.cut_off and len(model.calls) == 2 + caps.CALLS_PAST_MAX
+    with pytest.raises(caps.CapReached):
+        model.complete("", request, [])
+
+
+@pytest.mark.parametrize("lab_id", ["lesson5", "checkpoint-a"])
+def test_the_references_still_pass(tmp_path, lab_id):
+    path = write(tmp_path, find_lab(lab_id).reference, f"{find_lab(lab_id).module}.py")
+    report = run(lab_id, path, timeout=LIMIT)
+    assert report.all_passed, [(o.name, o.message) for o in not_passed(report)]
+
+
+def test_an_interrupt_kills_the_child_and_goes_on_up(tmp_path, monkeypatch):
+    """Even a child that ignores SIGINT is gone once KeyboardInterrupt leaves check_in_child."""
+    children = []
+    fork = os.fork
+
+    def remembered_fork():
+        pid = fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", remembered_fork)
+    hang = "    while True:\n        pass\n"
+    top = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    path = write(tmp_path, with_loop(hang, top))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            run("lesson5", path, timeout=60, only=LOOP_TESTS)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    (pid,) = children
+    with pytest.raises(ChildProcessError):  # killed and reaped: no such child any more
+        os.waitpid(pid, os.WNOHANG)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_the_notebook_turns_an_interrupt_into_a_sentence(tmp_path):
+    from agentlab_magics import notebook
+    from agentlab_magics.progress import ProgressStore
+
+    store = ProgressStore(tmp_path / "progress.json")
+    source = REFERENCE.replace(RETURN_ON_ERROR, RETURN_ON_ERROR.replace(
+        "return reply", "while True:\n                pass"))  # the first failed reply hangs
+    seen = []
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def interrupt_after_the_first(outcome):
+        seen.append(outcome)
+        if len(seen) == 1:
+            threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    try:
+        report = notebook.check_cell("lesson5", source, {}, timeout=60, store=store,
+                                     on_outcome=interrupt_after_the_first)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    total = len(lab_tests(find_lab("lesson5")))
+    assert report.outcomes == [] and report.problem == (
+        f"You stopped the check (Interrupt) after {len(seen)} of {total} tests had finished, "
+        "so nothing was recorded. Run the cell again to check your code.")
+    assert store.lab("lesson5").tests_passed == []
+
+
+def test_every_outcome_is_handed_on_in_order_as_it_arrives(tmp_path):
+    source = REFERENCE.replace(RETURN_ON_ERROR, CONTINUE_ON_ERROR)
+    seen = []
+    report = check(tmp_path, source, on_outcome=seen.append)
+    assert seen == report.outcomes and len(seen) == len(lab_tests(find_lab("lesson5")))
+    assert {o.group for o in seen} == {"", *(test.group for test in lab_tests(find_lab("lesson5")))}
+    module = load(REFERENCE, "<your cell>", "harness")
+    tests = lab_tests(find_lab("lesson5"))
+    direct = []
+    report = check_in_child(find_lab("lesson5"), tests, lambda trusted: module, LIMIT,
+                            on_outcome=direct.append)
+    assert direct == report.outcomes and report.all_passed
+
+
+def test_the_live_line_shows_each_mark_and_the_count():
+    from agentlab_magics.checking.report import MARKS, TestOutcome
+    from agentlab_magics.notebook import LiveMarks
+
+    shown = []
+    marks = LiveMarks("lesson5", shown.append)
+    total = len(lab_tests(find_lab("lesson5")))
+    for outcome in ("passed", "failed", "timeout"):
+        marks(TestOutcome(name="t", sentence="s", outcome=outcome))
+    passed, failed, timeout = MARKS["passed"], MARKS["failed"], MARKS["timeout"]
+    assert shown == [f"05 Failures and limits: … 0 of {total} done",
+                     f"05 Failures and limits: {passed} … 1 of {total} done",
+                     f"05 Failures and limits: {passed} {failed} … 2 of {total} done",
+                     f"05 Failures and limits: {passed} {failed} {timeout} … 3 of {total} done"]

@@ -1,0 +1,119 @@
+"""Which panels a check report draws under a test: only those that explain its failure, made of
+what the student's own code did (the requests it sent, the record it left), never the course's
+rule for the request; and the provider's verdict only where the failure is about it."""
+
+from __future__ import annotations
+
+import re
+
+from bs4 import BeautifulSoup
+
+from agentlab_magics import lab
+from agentlab_magics.checking import run
+from agentlab_magics.checking.isolated import sent_requests
+from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
+from agentlab_magics.course import find_lab
+from agentlab_magics.widgets import ReportView
+from agentlab_magics.widgets.report_view import report_data
+from tests.student_notebook import SENDS_THE_RECORD
+from tests.widgets.cases import FAILED, HOSTILE, U
+
+NOT_WRITTEN = "run_agent is not written yet: it runs the loop."
+REFUSED = "400 invalid_request: messages[1]: assistant message has empty content"
+RECORD = [U, FAILED, lab.user("try again"), lab.fail(REFUSED)]
+
+
+def outcome(name="t", outcome="failed", message="The record is wrong.", **fields):
+    return TestOutcome(name=name, sentence=f"The {name} test.", outcome=outcome,
+                       message=message, **fields)
+
+
+def drawn(*outcomes):
+    return report_data(CheckReport(lab_id="lesson5", title="Lesson 5",
+                                   outcomes=list(outcomes)))["tests"]
+
+
+def test_no_panel_where_the_run_explains_nothing():
+    tests = drawn(outcome("passed", "passed", "", record=RECORD),
+                     outcome("missing", message=NOT_WRITTEN, record=[U]),
+                     outcome("empty", record=[]),
+                     outcome("lost", outcome="timeout", message="too long"))
+    assert [("transcript" in test, "sent" in test) for test in tests] == [(False, False)] * 4
+
+
+def test_a_repeated_not_written_yet_is_drawn_closed():
+    tests = drawn(outcome("a", message=NOT_WRITTEN), outcome("b", message=NOT_WRITTEN),
+                     outcome("c"), outcome("d", "passed", ""))
+    assert [test["open"] for test in tests] == [True, False, True, False]
+
+
+def test_a_record_panel_carries_nothing_of_the_courses_rule():
+    panel = drawn(outcome(record=RECORD))[0]["transcript"]
+    assert not {"request_verdict", "request_shape", "record_note"} & set(panel)
+    assert all("in_request" not in row and "complaints" not in row for row in panel["rows"])
+    assert panel["verdict"] == "" and panel["summary"] == "4 messages · 0 tool calls"
+
+
+def test_the_providers_verdict_is_drawn_where_the_failure_is_about_it():
+    refused = [SentRequest(number=1, shape="U"),
+               SentRequest(number=2, shape="U A(error) U", refused=REFUSED)]
+    for test in drawn(outcome(record=RECORD, requests=refused, requests_sent=2),
+                         outcome(record=RECORD, message="The strict provider refuses this.")):
+        panel = test["transcript"]
+        assert panel["verdict"].startswith("Sent as is, a strict provider would refuse")
+        assert panel["rows"][1]["complaints"] == [
+            {"text": "assistant message has empty content", "as_is": True, "request": True}]
+
+
+def test_the_requests_panel_counts_model_calls_and_keeps_the_last_in_view():
+    requests = [SentRequest(number=n, shape="U") for n in range(5, 13)]
+    sent = drawn(outcome(record=RECORD, requests=requests, requests_sent=12))[0]["sent"]
+    assert sent["heading"] == "Requests your code sent the model: 12 model calls"
+    assert [r["number"] for r in sent["earlier"]] == [5, 6]
+    assert [r["number"] for r in sent["shown"]] == list(range(7, 13))
+    assert sent["not_kept"] == 4
+
+
+def test_the_requests_panel_is_escaped_and_in_the_text():
+    report = CheckReport(lab_id="lesson5", title="Lesson 5", outcomes=[outcome(
+        record=[U], requests=[SentRequest(number=1, shape=HOSTILE, refused=HOSTILE)],
+        requests_sent=1)])
+    view = ReportView(report, static=True)
+    page = BeautifulSoup(view.to_html(), "html.parser")
+    assert not page.find_all(["script", "img"])
+    assert page.select_one(".al-sent-request .al-shape").get_text() == HOSTILE
+    assert f"      1. {HOSTILE}  refused: {HOSTILE}" in view.to_text().splitlines()
+
+
+def test_the_requests_are_read_from_the_lab_model_without_running_student_code():
+    model = lab.ScriptedModel([lab.say("hi")])
+    model.complete("s", [U], [])
+    model.complete("s", [U, FAILED, lab.user("again")], [])
+    assert sent_requests(model) == ([
+        {"number": 1, "shape": "U", "refused": None},
+        {"number": 2, "shape": "U A(error) U", "refused": REFUSED}], 2)
+
+    class Lying(dict):
+        def get(self, *args):
+            raise AssertionError("student code ran")
+
+    model.calls[0].messages = [Lying(role="user", content="x")]
+    model.calls.append("not a request")
+    assert [r["shape"] for r in sent_requests(model)[0]] == ["?", "U A(error) U", "?"]
+    model.calls = Lying()
+    assert sent_requests(model) == (None, 0)
+    assert sent_requests(object()) == (None, 0)
+
+
+def test_a_real_failure_draws_the_request_its_sentence_names():
+    report = run("lesson5", None, source=SENDS_THE_RECORD.apply(find_lab("lesson5").reference))
+    test = {t["name"]: t for t in report_data(report)["tests"]}["test_try_again_after_a_503"]
+    named = re.search(r"The second request was '([^']*)'", test["message"]["text"]).group(1)
+    second = [r for r in test["sent"]["shown"] if r["number"] == 2][0]
+    assert second["shape"] == named == "U A(error) U" and second["refused"]
+
+
+def test_the_starter_of_lesson_5_draws_no_panel():
+    report = run("lesson5", None, source=find_lab("lesson5").starter)
+    assert not [t["name"] for t in report_data(report)["tests"]
+                if "transcript" in t or "sent" in t]
