@@ -45,24 +45,31 @@ ASK = "%question a4-jumbled-order"
 RIGHT = "Right: Each result right after the reply, in call order."
 
 
-def student_notebook() -> nbformat.NotebookNode:
-    """The five cells, unexecuted, with the python3 kernel named so nothing asks for one."""
-    reference = find_lab("lesson5").reference
+def notebook_of(*sources: str) -> nbformat.NotebookNode:
+    """A notebook of these code cells, unexecuted, with the python3 kernel named so nothing
+    asks for one."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                        "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in (
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    return notebook
+
+
+def student_notebook() -> nbformat.NotebookNode:
+    """The five cells, unexecuted, with the python3 kernel named so nothing asks for one."""
+    reference = find_lab("lesson5").reference
+    return notebook_of(
         "%load_ext agentlab_magics",
         "%%check lesson5\n" + reference,
         "%%check lesson5\n" + SENDS_THE_RECORD.apply(reference),
         RECORD,
-        ASK)]
-    return notebook
+        ASK)
 
 
 def executed_notebook(path: Path) -> nbformat.NotebookNode:
     """The notebook written to `path` after nbclient ran it in a real python3 kernel, with its
-    defaults (widget state saved). The kernel inherits this process's environment."""
+    defaults (a headless run: the views are static HTML, no widget state is saved). The
+    kernel inherits this process's environment."""
     notebook = student_notebook()
     NotebookClient(notebook, kernel_name="python3", timeout=120,
                    resources={"metadata": {"path": str(path.parent)}}).execute()

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,6 +160,19 @@ def serve_jupyterlab(home: Path, notebooks: dict[str, nbformat.NotebookNode]) ->
         yield Served(home, port, token)
     finally:
         stop(server)
+
+
+@contextmanager
+def ran_all(browser: Browser, home: Path, name: str, notebook: nbformat.NotebookNode,
+            drawn: Callable[[Page], Locator]) -> Iterator[Browsing]:
+    """`notebook`, served as `name` from `home`, open with every cell run from the Run menu,
+    once `drawn(page)` is on the page; its page closed and its server stopped after."""
+    with serve_jupyterlab(home, {name: notebook}) as served:
+        browsing = open_offline(browser, served.url(name))
+        run_all(browsing)
+        drawn(browsing.page).wait_for()
+        yield browsing
+        browsing.page.context.close()
 
 
 def run_all(browsing: Browsing) -> None:

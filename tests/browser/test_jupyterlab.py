@@ -15,7 +15,6 @@ Screenshots go to $AGENTLAB_SCREENSHOTS, or else a temporary folder. Without /us
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -23,8 +22,7 @@ from playwright.sync_api import expect
 
 from agentlab_magics.widgets.rendering import WIDGET_VIEW
 from tests.browser.lab_session import (
-    Browsing, cell, click, line_of, open_offline, output, row, run_all, screenshot_folder,
-    serve_jupyterlab, shoot)
+    Browsing, cell, click, line_of, open_offline, output, ran_all, row, shoot)
 from tests.student_notebook import (
     BROKEN_CHECK,
     BROKEN_SUMMARY,
@@ -46,21 +44,14 @@ NOTEBOOK = "lesson5.ipynb"
 
 
 @pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    return screenshot_folder(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
     """The notebook open in JupyterLab, every cell run from the Run menu and finished."""
-    with serve_jupyterlab(tmp_path_factory.mktemp("jupyterlab"),
-                          {NOTEBOOK: student_notebook()}) as served:
-        browsing = open_offline(browser, served.url(NOTEBOOK))
-        run_all(browsing)
-        page = browsing.page
-        cell(page, QUESTION).locator(".al-question button.al-pick").first.wait_for()  # the last
+    def last_cell(page):
+        return cell(page, QUESTION).locator(".al-question button.al-pick").first
+
+    with ran_all(browser, tmp_path_factory.mktemp("jupyterlab"), NOTEBOOK, student_notebook(),
+                 last_cell) as browsing:
         yield browsing
-        page.context.close()
 
 
 def test_the_reports_lines_are_on_screen(lab, screenshots):

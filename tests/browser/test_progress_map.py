@@ -17,8 +17,9 @@ import pytest
 from playwright.sync_api import expect
 
 from agentlab_magics.course import find_lab
-from tests.browser.lab_session import (
-    Browsing, cell, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
+from agentlab_magics.progress.store import STATES
+from tests.browser.lab_session import (Browsing, cell, output, ran_all, screenshot_folder, shoot)
+from tests.student_notebook import notebook_of
 
 NOTEBOOK = "progress.ipynb"
 LOAD, LESSON5, ANSWERS, SOLUTION, LESSON3, PROGRESS = range(6)
@@ -28,30 +29,22 @@ GREEN, PURPLE, AMBER = "rgb(26, 127, 55)", "rgb(130, 80, 223)", "rgb(191, 135, 0
 
 
 def progress_notebook() -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                       "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in (
+    return notebook_of(
         "%load_ext agentlab_magics",
         "%%check lesson5 --quiet\n" + find_lab("lesson5").reference,
         "%question l5-outage --answer B --static\n%question l1-two-calls --answer A --static\n"
         "%question l3-label --answer B --static",
         "%solution lesson3",
         "%%check lesson3 --quiet\n" + find_lab("lesson3").reference,
-        "%progress")]
-    return notebook
+        "%progress")
 
 
 @pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
     """The notebook open in JupyterLab, every cell run from the Run menu, the map drawn."""
-    with serve_jupyterlab(tmp_path_factory.mktemp("jupyterlab"),
-                          {NOTEBOOK: progress_notebook()}) as served:
-        browsing = open_offline(browser, served.url(NOTEBOOK))
-        run_all(browsing)
-        cell(browsing.page, PROGRESS).locator(".al-progress-map").wait_for()
+    with ran_all(browser, tmp_path_factory.mktemp("jupyterlab"), NOTEBOOK, progress_notebook(),
+                 lambda page: cell(page, PROGRESS).locator(".al-progress-map")) as browsing:
         yield browsing
-        browsing.page.context.close()
 
 
 def stop(map_, page_id: str):
@@ -75,7 +68,7 @@ def test_the_map_is_a_path_of_the_course_coloured_by_state(lab, tmp_path_factory
     expect(stop(map_, "lesson1")).to_contain_text("0 of 1 question answered right, 1 wrong")
     expect(stop(map_, "lesson4")).to_contain_text("1 question to answer")
     expect(map_).not_to_contain_text("0 of 0")
-    expect(map_.locator(".al-legend li")).to_have_count(5)
+    expect(map_.locator(".al-legend li")).to_have_count(len(STATES))
     map_.scroll_into_view_if_needed()
     shoot(map_, screenshot_folder(tmp_path_factory), "progress-map")
     assert lab.blocked == [] and lab.errors == []

@@ -21,8 +21,8 @@ from playwright.sync_api import Page, expect
 
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from tests.browser.lab_session import (
-    WAIT_MS, Browsing, Served, line_of, open_offline, output, row, run_all,
-    screenshot_folder, serve_jupyterlab, shoot)
+    WAIT_MS, Browsing, Served, line_of, open_offline, output, row, run_all, serve_jupyterlab,
+    shoot)
 from tests.student_notebook import (
     BROKEN_CHECK, BROKEN_SUMMARY, FAILING, QUESTION, REFERENCE_CHECK, REFERENCE_SUMMARY, RIGHT,
     TRANSCRIPT, UNANSWERED, student_notebook)
@@ -55,11 +55,6 @@ def wait_for_the_save(page: Page, path: Path) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"{path} was not saved with the question answered")
         page.wait_for_timeout(200)
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    return screenshot_folder(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import nbformat
 import pytest
 from playwright.sync_api import expect
 
 from agentlab_magics.course import find_lab
-from tests.browser.lab_session import (
-    Browsing, line_of, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
-from tests.student_notebook import SENDS_THE_RECORD
+from tests.browser.lab_session import (Browsing, line_of, output, ran_all, shoot)
+from tests.student_notebook import SENDS_THE_RECORD, notebook_of
 
 NOTEBOOK = "reports.ipynb"
 LOAD, STARTER, FAILING = range(3)
@@ -30,29 +28,17 @@ SECOND_REQUEST = re.compile(r"The second request was '([^']*)'")
 
 def notebook() -> nbformat.NotebookNode:
     lesson5 = find_lab("lesson5")
-    made = nbformat.v4.new_notebook()
-    made.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                   "language": "python"}
-    made.cells = [nbformat.v4.new_code_cell(source) for source in (
+    return notebook_of(
         "%load_ext agentlab_magics",
         "%%check lesson5\n" + lesson5.starter,
-        "%%check lesson5\n" + SENDS_THE_RECORD.apply(lesson5.reference))]
-    return made
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    return screenshot_folder(tmp_path_factory)
+        "%%check lesson5\n" + SENDS_THE_RECORD.apply(lesson5.reference))
 
 
 @pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
-    with serve_jupyterlab(tmp_path_factory.mktemp("jupyterlab"), {NOTEBOOK: notebook()}) as served:
-        browsing = open_offline(browser, served.url(NOTEBOOK))
-        run_all(browsing)
-        output(browsing.page, FAILING).locator(".al-report .al-summary").wait_for()
+    with ran_all(browser, tmp_path_factory.mktemp("jupyterlab"), NOTEBOOK, notebook(),
+                 lambda page: output(page, FAILING).locator(".al-report .al-summary")) as browsing:
         yield browsing
-        browsing.page.context.close()
 
 
 def test_the_starter_report_is_short_and_draws_no_empty_panel(lab, screenshots):

@@ -9,7 +9,6 @@ Screenshots go to $AGENTLAB_SCREENSHOTS, or else a temporary folder.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -17,8 +16,7 @@ from playwright.sync_api import expect
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
 from agentlab_magics.course.notebooks import notebook
-from tests.browser.lab_session import (
-    Browsing, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
+from tests.browser.lab_session import (Browsing, output, ran_all, shoot)
 from tests.mutation.mutants import MUTANTS
 
 NOTEBOOK = "checkpoint-a.ipynb"
@@ -48,20 +46,11 @@ def students_notebook():
 
 
 @pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    return screenshot_folder(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
     """The notebook open in JupyterLab, Run All run until the last graded cell has drawn."""
-    with serve_jupyterlab(tmp_path_factory.mktemp("jupyterlab"),
-                          {NOTEBOOK: students_notebook()}) as served:
-        browsing = open_offline(browser, served.url(NOTEBOOK))
-        run_all(browsing)
-        output(browsing.page, LAST).locator(".al-summary").wait_for()
+    with ran_all(browser, tmp_path_factory.mktemp("jupyterlab"), NOTEBOOK, students_notebook(),
+                 lambda page: output(page, LAST).locator(".al-summary")) as browsing:
         yield browsing
-        browsing.page.context.close()
 
 
 def test_run_all_reaches_the_second_lab(lab, screenshots):

@@ -22,6 +22,7 @@ from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.browser.lab_session import (
     Browsing, cell, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
+from tests.student_notebook import notebook_of
 
 NOTEBOOK = "runaway.ipynb"
 REFERENCE = find_lab("lesson5").reference
@@ -36,14 +37,10 @@ INTERRUPT_MS = 5_000   # "within a few seconds": how long Kernel > Interrupt may
 
 
 def runaway_notebook() -> nbformat.NotebookNode:
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                       "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in (
+    return notebook_of(
         "%load_ext agentlab_magics",
         "%%check lesson5\n" + RETRIED,
-        "%%check lesson5 --timeout 60\n" + HANGS)]
-    return notebook
+        "%%check lesson5 --timeout 60\n" + HANGS)
 
 
 class MemoryWatch:
