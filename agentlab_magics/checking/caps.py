@@ -18,6 +18,8 @@ import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator, NoReturn
 
+from agentlab_magics.checking.deadline import interval_timer
+
 RECORD_CAP = 10_000       # messages on the list a test keeps as a run's record
 CALL_CAP = 1_000          # calls one scripted model serves, with or without max_calls
 CALLS_PAST_MAX = 10       # calls a scripted model takes after it said "max_calls reached"
@@ -76,10 +78,5 @@ def probing(look: Callable[[], None]) -> Iterator[None]:
     def tick(signum, frame):
         look()
 
-    previous = signal.signal(signal.SIGPROF, tick)
-    signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)
-    try:
+    with interval_timer(signal.SIGPROF, signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY, tick):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)

@@ -10,7 +10,7 @@ import ctypes
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 REPEAT = 0.25
 
@@ -35,13 +35,22 @@ def _alarm(seconds: float) -> Iterator[None]:
     def expire(signum, frame):
         raise TimedOut()
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
+    with interval_timer(signal.SIGALRM, signal.ITIMER_REAL, seconds, REPEAT, expire):
+        yield
+
+
+@contextmanager
+def interval_timer(signum: int, which: int, first: float, repeat: float,
+                   handler: Callable) -> Iterator[None]:
+    """Inside the block `handler` runs on `signum`, first after `first` seconds of timer
+    `which`, then every `repeat`; the timer is off and the old handler back afterwards."""
+    previous = signal.signal(signum, handler)
+    signal.setitimer(which, first, repeat)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(which, 0)
+        signal.signal(signum, previous)
 
 
 @contextmanager
