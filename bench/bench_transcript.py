@@ -1,34 +1,50 @@
-"""How long the Python side of a transcript takes to build, and how much it sends, by size.
+"""How fast a transcript draws, by size: in Python, and in real JupyterLab against print.
 
-For 10, 1,000 and 10,000 messages of a realistic run (a prompt, a reply with a call, its
-result, an answer; every fifth result a long command output ending in a truncation notice),
-times transcript_data, the widget's state as JSON (as ipywidgets prepares it for the comm)
-and the static HTML, against a baseline measured in the same process: json.dumps of the same
-messages.
-Prints a table; asserts nothing. Target: 10,000 messages in under 1 s and under 5 MB.
+`python`: for 10, 1,000 and 10,000 messages of a realistic run (a prompt, a reply with a call,
+its result, an answer; every fifth result a long command output ending in a truncation
+notice), times transcript_data (the whole record judged and drawn, as the static rendering
+and a report need), the widget's first state as JSON (what the comm sends before the first
+row) and the static HTML, against a baseline measured in the same process: json.dumps of the
+same messages.
 
-    /work/venv/bin/python bench/bench_transcript.py
+`browser`: JupyterLab on 127.0.0.1 in Debian's chromium (as the browser tests run it), one
+notebook, for 1,000, 10,000 and 100,000 messages of the same run (long outputs of
+BROWSER_LINES lines), median of BROWSER_REPEAT runs of each cell:
+- widget: a cell that does what `%transcript records[n]` does (display(Transcript(...))),
+  from Shift+Enter to its first row drawn; beside it the kernel's time in that display call
+  and the bytes the page received over its websockets in between;
+- print: a cell that prints the same messages as JSON, from Shift+Enter to the text drawn;
+- end: scrolling the widget to its end, until the last row is drawn (fetched from the kernel).
+Prints tables and the issue's goals beside them; asserts nothing.
+
+    .venv/bin/python bench/bench_transcript.py            # both
+    .venv/bin/python bench/bench_transcript.py browser    # or python
 """
 
 from __future__ import annotations
 
 import json
+import os
+import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from ipywidgets.widgets.widget import _remove_buffers
 
 from agentlab_magics import lab
-from agentlab_magics.widgets.transcript_data import transcript_data
-from agentlab_magics.widgets.transcript_html import transcript_html
-from agentlab_magics.widgets.transcript_widget import TranscriptWidget
+from agentlab_magics.widgets.transcript_feed import TranscriptFeed
+from agentlab_magics.widgets.transcript import Transcript
 
 SIZES = (10, 1_000, 10_000)
 REPEAT = 3
 
 
-def run(size: int) -> list[dict]:
-    """`size` messages of an agent at work: four per turn, some tool outputs 2,000 lines long."""
+def run(size: int, long_lines: int = 2_000) -> list[dict]:
+    """`size` messages of an agent at work: four per turn, every fifth tool output
+    `long_lines` lines long."""
     messages: list[dict] = []
     turn = 0
     while len(messages) < size:
@@ -36,10 +52,11 @@ def run(size: int) -> list[dict]:
         call = lab.call("bash", {"command": f"grep -rn TODO src/module_{turn}"}, id=f"c{turn}")
         long = turn % 5 == 0
         lines = [f"src/module_{turn}/file.py:{line}: # TODO tidy this (é)"
-                 for line in range(2_000 if long else 3)]
+                 for line in range(long_lines if long else 3)]
         output = "\n".join(lines)
         if long:
-            output += ("\n[Showing the last 2000 of 5000 lines. Narrow the command for more.]"
+            output += (f"\n[Showing the last {long_lines} of 5000 lines. Narrow the command "
+                       "for more.]"
                        "\nCommand exited with code 1")
         messages += [lab.user(f"Turn {turn}: what is left to do in module {turn}?"),
                      lab.reply(f"I will search module {turn}.", call),
@@ -61,34 +78,198 @@ def best(work: Callable[[], Any]) -> tuple[float, Any]:
 def measure(size: int) -> dict[str, float]:
     messages = run(size)
     base_time, base = best(lambda: json.dumps(messages, ensure_ascii=False).encode())
-    data_time, data = best(lambda: transcript_data(messages))
-    widget = TranscriptWidget(data=data)
-    state_time, state = best(lambda: json.dumps(_remove_buffers(widget.get_state())[0],
-                                                ensure_ascii=False).encode())
-    html_time, page = best(lambda: transcript_html(data))
+    first_time, first = best(lambda: json.dumps(
+        _remove_buffers(Transcript(messages).widget.get_state())[0], ensure_ascii=False).encode())
+    judge_time, _ = best(lambda: TranscriptFeed(messages).answer({"want": "summary"}))
+    html_time, page = best(lambda: Transcript(messages).to_html())
     return {"messages": size, "base_ms": base_time * 1e3, "base_mb": len(base) / 1e6,
-            "data_ms": data_time * 1e3, "state_ms": state_time * 1e3,
-            "state_mb": len(state) / 1e6, "html_ms": html_time * 1e3,
+            "first_ms": first_time * 1e3, "first_mb": len(first) / 1e6,
+            "judge_ms": judge_time * 1e3, "html_ms": html_time * 1e3,
             "html_mb": len(page.encode()) / 1e6}
 
 
-def main() -> None:
-    header = (f"{'messages':>9} {'json.dumps':>11} {'input MB':>9} {'data':>9} {'state':>9} "
-              f"{'data+state':>11} {'x base':>7} {'state MB':>9} {'x base':>7} {'html':>9} "
+def python_table() -> None:
+    header = (f"{'messages':>9} {'json.dumps':>11} {'input MB':>9} {'first state':>12} "
+              f"{'x base':>7} {'state MB':>9} {'judged':>9} {'x base':>7} {'static html':>12} "
               f"{'html MB':>8}")
     print(header)
     print("-" * len(header))
     for size in SIZES:
         m = measure(size)
-        total = m["data_ms"] + m["state_ms"]
         print(f"{m['messages']:>9,} {m['base_ms']:>9.1f}ms {m['base_mb']:>9.2f} "
-              f"{m['data_ms']:>7.1f}ms {m['state_ms']:>7.1f}ms {total:>9.1f}ms "
-              f"{total / m['base_ms']:>7.1f} {m['state_mb']:>9.2f} "
-              f"{m['state_mb'] / m['base_mb']:>7.2f} {m['html_ms']:>7.1f}ms {m['html_mb']:>8.2f}")
-    print("\ndata: transcript_data; state: the widget's state as JSON (what the comm sends);"
-          "\nx base: against json.dumps of the same messages; html: the static fallback"
-          " (long transcripts drawn in part).")
+              f"{m['first_ms']:>10.1f}ms {m['first_ms'] / m['base_ms']:>7.2f} "
+              f"{m['first_mb']:>9.2f} {m['judge_ms']:>7.1f}ms {m['judge_ms'] / m['base_ms']:>7.2f} "
+              f"{m['html_ms']:>10.1f}ms {m['html_mb']:>8.2f}")
+    print("\nfirst state: the widget made and its state as JSON (all the comm sends before the"
+          " first row);\njudged: the kernel's answer to the browser's first question (the"
+          " whole record judged, the first rows again);\nstatic html: judged and drawn in part"
+          " (ends and flagged rows); x base: against json.dumps of the same messages.")
+
+
+BROWSER_SIZES = tuple(int(size) for size in os.environ.get(
+    "BENCH_SIZES", "1000,10000,100000").split(","))
+BROWSER_REPEAT = int(os.environ.get("BENCH_REPEAT", "5"))
+BROWSER_LINES = 20   # lines of every fifth tool output, so print can draw 100,000 at all
+STEP_MS = 600_000    # the longest one measured cell may take
+# Counts what the page receives over its websockets (the kernel's messages), with the time.
+COUNT_FRAMES = """(() => {
+  const Native = window.WebSocket;
+  window.__frames = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        const data = event.data;
+        const size = typeof data === "string" ? new Blob([data]).size
+          : (data.byteLength === undefined ? data.size : data.byteLength);
+        window.__frames.push([performance.now(), size]);
+      });
+    }
+  };
+})();"""
+# Watches cell `index` from the Shift+Enter that runs it to the first new node matching
+# `selector` with a size: what the student sees as the first row (or the printed text).
+WATCH = """([index, selector]) => {
+  const cell = document.querySelectorAll(".jp-Notebook .jp-Cell")[index];
+  const stale = new Set(cell.querySelectorAll(selector));
+  const watch = { start: null, end: null };
+  window.__watch = watch;
+  const pressed = (event) => {
+    if (event.key === "Enter" && event.shiftKey) {
+      watch.start = performance.now();
+      document.removeEventListener("keydown", pressed, true);
+    }
+  };
+  document.addEventListener("keydown", pressed, true);
+  const seen = () => [...cell.querySelectorAll(selector)].some(
+    (found) => !stale.has(found) && found.getBoundingClientRect().height > 0);
+  const observer = new MutationObserver(() => {
+    if (watch.start !== null && watch.end === null && seen()) {
+      watch.end = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(cell, { childList: true, subtree: true, characterData: true });
+}"""
+# Scrolls cell `index`'s transcript to its end and waits for its last row, drawn.
+TO_THE_END = """async ([index, last]) => {
+  const cell = document.querySelectorAll(".jp-Notebook .jp-Cell")[index];
+  const scroller = cell.querySelector(".al-scroll");
+  const started = performance.now();
+  scroller.scrollTop = scroller.scrollHeight;
+  await new Promise((resolve) => {
+    const check = () => {
+      if (scroller.querySelector(`.al-row[data-index="${last}"]:not(.al-waiting)`)) resolve();
+      else requestAnimationFrame(check);
+    };
+    check();
+  });
+  return performance.now() - started;
+}"""
+
+
+def browser_cells() -> list[str]:
+    """The notebook: the records made, then per size a widget cell and a print cell, then a
+    cell that shows the kernel-side times."""
+    setup = (f"import json, sys, time\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+             "from bench_transcript import run\nfrom IPython.display import display\n"
+             "from agentlab_magics.widgets import Transcript\n"
+             f"records = {{size: run(size, {BROWSER_LINES}) for size in {BROWSER_SIZES!r}}}\n"
+             "kernel_ms = {}")
+    cells = [setup]
+    for size in BROWSER_SIZES:
+        cells.append(f"started = time.perf_counter()\ndisplay(Transcript(records[{size}]))\n"
+                     f"kernel_ms.setdefault({size}, []).append("
+                     "(time.perf_counter() - started) * 1e3)")
+        cells.append(f"print(json.dumps(records[{size}], ensure_ascii=False))")
+    cells.append("print(json.dumps(kernel_ms))")
+    return cells
+
+
+def run_cell(page: Any, index: int, selector: str | None = None) -> tuple[float, int]:
+    """(ms from Shift+Enter to `selector` drawn in cell `index`, bytes received meanwhile);
+    returns once the cell has finished ((0, 0) without a selector)."""
+    prompt = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputPrompt")
+    before = prompt.inner_text()
+    if selector:
+        page.evaluate(WATCH, [index, selector])
+    prompt.click()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function("([index, before]) => { const text = document.querySelectorAll("
+                           "'.jp-Notebook .jp-Cell')[index].querySelector('.jp-InputPrompt')"
+                           ".textContent; return text !== before && /\\[\\d+\\]/.test(text); }",
+                           arg=[index, before], timeout=STEP_MS)
+    if not selector:
+        return 0.0, 0
+    page.wait_for_function("() => window.__watch.end !== null", timeout=STEP_MS)
+    start, end = page.evaluate("() => [window.__watch.start, window.__watch.end]")
+    received = page.evaluate("([start, end]) => window.__frames.filter(([at]) => at >= start "
+                             "&& at <= end).reduce((sum, [, size]) => sum + size, 0)",
+                             [start, end])
+    return end - start, received
+
+
+def browser_table() -> None:
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.lab_session import open_offline, serve_jupyterlab
+    from tests.chromium import launch
+    from tests.student_notebook import notebook_of
+
+    cells = browser_cells()
+    rows = []
+    with tempfile.TemporaryDirectory() as home, sync_playwright() as playwright, \
+            serve_jupyterlab(Path(home), {"bench.ipynb": notebook_of(*cells)}) as served:
+        browser = launch(playwright)
+        browsing = open_offline(browser, served.url("bench.ipynb"), COUNT_FRAMES)
+        page = browsing.page
+        page.set_default_timeout(STEP_MS)
+        page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for()
+        run_cell(page, 0)  # the records made: nothing to draw
+        for number, size in enumerate(BROWSER_SIZES):
+            widget_cell, print_cell = 1 + 2 * number, 2 + 2 * number
+            widget, sent, ends, printed = [], [], [], []
+            for _ in range(BROWSER_REPEAT):
+                drawn, received = run_cell(page, widget_cell,
+                                           '.al-row[data-index="0"]:not(.al-waiting)')
+                page.locator(".jp-Notebook .jp-Cell").nth(widget_cell).locator(
+                    ".al-verdict:not(.al-pending)").first.wait_for(timeout=STEP_MS)
+                widget.append(drawn)
+                sent.append(received)
+                ends.append(page.evaluate(TO_THE_END, [widget_cell, size - 1]))
+            for _ in range(BROWSER_REPEAT):
+                printed.append(run_cell(page, print_cell, ".jp-OutputArea-output pre")[0])
+            rows.append((size, widget, sent, ends, printed))
+        report = len(cells) - 1
+        run_cell(page, report, ".jp-OutputArea-output pre")
+        kernel = json.loads(page.locator(".jp-Notebook .jp-Cell").nth(report).locator(
+            ".jp-OutputArea-output pre").inner_text())
+        browser.close()
+    header = (f"{'messages':>9} {'first row':>10} {'print':>10} {'x faster':>9} "
+              f"{'kernel':>8} {'bytes first':>12} {'to the end':>11}")
+    print(f"JupyterLab, Debian chromium, median of {BROWSER_REPEAT}")
+    print(header)
+    print("-" * len(header))
+    for size, widget, sent, ends, printed in rows:
+        first, shown = statistics.median(widget), statistics.median(printed)
+        print(f"{size:>9,} {first:>8.0f}ms {shown:>8.0f}ms {shown / first:>8.1f}x "
+              f"{statistics.median(kernel[str(size)]):>6.1f}ms "
+              f"{statistics.median(sent) / 1e3:>10.1f}KB {statistics.median(ends):>9.0f}ms")
+    print("\nfirst row: Shift+Enter to the widget's first row drawn; print: to the JSON drawn;"
+          "\nkernel: the display call's time in the kernel; bytes first: what the page received"
+          " before the first row;\nto the end: scrolling to the end until the last row is"
+          " drawn.\ngoals: 10,000 <= 300 ms, 100,000 <= 600 ms, >= 5x print at 10,000, the end"
+          " <= 100 ms, kernel and bytes flat.")
+
+
+def main(parts: list[str]) -> None:
+    if "python" in parts or not parts:
+        python_table()
+    if "browser" in parts or not parts:
+        print()
+        browser_table()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -54,7 +54,9 @@ class ThreeWayView:
     widget, the bundle carries no widget, only text/html and text/plain.
     """
 
-    def __init__(self, data: dict[str, Any], *, static: bool = False) -> None:
+    kind = ""  # which view this is, when the dict is not made at once (its "kind" otherwise)
+
+    def __init__(self, data: dict[str, Any] | None, *, static: bool = False) -> None:
         self._data = data
         self.static = static
         self._widget: Any = None
@@ -83,21 +85,24 @@ class ThreeWayView:
 
     def mark(self) -> dict[str, Any]:
         """What the output's metadata says about the view under MARK: which view it is."""
-        return {"view": self._data["kind"]}
+        return {"view": self.kind or self.data()["kind"]}
+
+    def beside_widget(self) -> tuple[str, str, dict[str, Any]]:
+        """(text/html, text/plain, MARK's value) for a bundle that carries the widget too."""
+        return self.to_html(), self.to_text(), self.mark()
 
     def _repr_mimebundle_(self, include: Any = None,
                           exclude: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """(bundle, metadata): the widget's view (unless static, or the frontend cannot draw
         it) beside the HTML fallback and the plain text; the metadata holds our MARK."""
-        bundle: dict[str, Any] = {}
-        metadata: dict[str, Any] = {}
-        if not self.static and frontend_draws_widgets():
-            shown = self.widget._repr_mimebundle_()
-            widget_bundle, metadata = shown if isinstance(shown, tuple) else (shown, {})
-            bundle[WIDGET_VIEW] = widget_bundle[WIDGET_VIEW]
-        bundle["text/html"] = self.to_html()
-        bundle["text/plain"] = self.to_text()
-        return bundle, {**metadata, MARK: self.mark()}
+        if self.static or not frontend_draws_widgets():
+            return {"text/html": self.to_html(), "text/plain": self.to_text()}, \
+                {MARK: self.mark()}
+        shown = self.widget._repr_mimebundle_()
+        widget_bundle, metadata = shown if isinstance(shown, tuple) else (shown, {})
+        html, text, mark = self.beside_widget()
+        return {WIDGET_VIEW: widget_bundle[WIDGET_VIEW], "text/html": html,
+                "text/plain": text}, {**metadata, MARK: mark}
 
     def __str__(self) -> str:
         return self.to_text()

@@ -8,6 +8,9 @@ JupyterLab or Notebook and changes only what is written to disk, never the live 
   is touched) loses its widget view and keeps its text/html. Reopened once its kernel is gone,
   JupyterLab would draw a widget view as "Error displaying widget: model not found"; nbconvert
   and GitHub would draw it as nothing;
+- a long transcript, whose widget went out before its record was judged with only a copy of
+  its first screen beside it, is written from the full static renderings the kernel kept for
+  it once judged (widgets.kept_views);
 - a question the kernel showed unanswered and the progress store now answers (it was clicked
   after its cell ran: JupyterLab keeps no output update sent outside its cell's execution) is
   rendered anew from the store, by the kernel's own rendering (question_view);
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.progress.store import Progress, ProgressError, default_path, parse
+from agentlab_magics.widgets.kept_views import kept
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 
 STATE = "application/vnd.jupyter.widget-state+json"
@@ -43,20 +47,28 @@ def static_views(model: dict, path: str = "", contents_manager: Any = None, **_:
     if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
         return
     folder = Path(getattr(contents_manager, "root_dir", "") or ".", path).parent
-    static_notebook(model["content"], lambda: stored_progress(folder))
+    static_notebook(model["content"], lambda: stored_progress(folder),
+                    lambda model_id: kept(model_id, folder))
 
 
-def static_notebook(notebook: dict, progress: Callable[[], Progress | None]) -> None:
+def static_notebook(notebook: dict, progress: Callable[[], Progress | None],
+                    copies: Callable[[str], dict[str, str] | None] = lambda _: None) -> None:
     """In place: every output of ours without its widget view, every question shown unanswered
-    that `progress()` (read once, only if there is such a question) answers drawn anew, and our
+    that `progress()` (read once, only if there is such a question) answers drawn anew, every
+    long transcript sent unjudged drawn from the copy `copies(model id)` kept of it, and our
     models gone from the saved widget state."""
     ours: set[str] = set()
     unanswered = []
     for output in _our_outputs(notebook):
         view = output["data"].pop(WIDGET_VIEW, None)
-        if isinstance(view, dict) and isinstance(view.get("model_id"), str):
-            ours.add(view["model_id"])
+        model_id = view.get("model_id") if isinstance(view, dict) else None
+        if isinstance(model_id, str):
+            ours.add(model_id)
         mark = output["metadata"][MARK]
+        copy = copies(model_id) if mark.get("kept") is True and model_id else None
+        if copy is not None:
+            output["data"]["text/html"], output["data"]["text/plain"] = copy["html"], copy["text"]
+            del mark["kept"]
         if mark.get("view") == "question" and mark.get("committed") is False:
             unanswered.append(output)
     stored = progress() if unanswered else None

@@ -60,8 +60,53 @@ function haystack(row) {
   return words.filter(Boolean).join("\n").toLowerCase();
 }
 
-function renderTranscript(host, data) {
-  const rows = data.rows || [];
+// A transcript's header: its title and counts, shape, request's system and tools, verdicts.
+// A long transcript is first drawn unjudged ("judging…"), and its header again once judged.
+function drawHead(head, data, total) {
+  head.replaceChildren();
+  const line = node("div", "al-head");
+  line.append(node("span", "al-title", data.source === "request" ? "Request" : "Record"),
+    node("span", "al-counts", data.summary));
+  head.append(line);
+  if (data.shape) head.append(node("code", "al-shape", data.shape));
+  if (data.system !== undefined) head.append(node("p", "al-note", `system: ${data.system}`));
+  if (data.tools) head.append(node("p", "al-note", `tools: ${data.tools.join(", ") || "(none)"}`));
+  if (data.complete === false) {
+    head.append(node("p", "al-verdict al-pending",
+      `Judging ${total.toLocaleString("en")} messages: every row is already here to scroll through.`));
+  } else if (data.verdict) {
+    head.append(node("p", `al-verdict ${data.accepted ? "al-ok" : "al-bad"}`, data.verdict));
+  }
+  let requestVerdict = null;
+  if (data.request_verdict) {
+    requestVerdict = node("p", `al-verdict ${data.request_accepted ? "al-ok" : "al-bad"}`);
+    requestVerdict.append(`${data.request_verdict} `, node("code", "al-shape", data.request_shape));
+    head.append(requestVerdict);
+  }
+  if (data.record_note) head.append(node("p", "al-note", data.record_note));
+  return requestVerdict;
+}
+
+function flaggedIn(row) {
+  return Boolean((row.complaints && row.complaints.length) || row.problem
+    || row.in_request === false);
+}
+
+function indicesOf(buffers) {
+  const view = buffers && buffers[0];
+  if (!view) return [];
+  return Array.from(new Int32Array(view.buffer.slice(view.byteOffset,
+    view.byteOffset + view.byteLength)));
+}
+
+// `data` holds every row ("complete", or a report's record), or, with the widget's `model`
+// to ask the kernel, the first rows of a long transcript: the judgement, the other rows and
+// search results are then asked for (widgets/transcript_feed.py) as they are needed.
+function renderTranscript(host, given, model) {
+  const data = { ...given }; // the header's words, judged once the kernel answers
+  const total = data.total === undefined ? (data.rows || []).length : data.total;
+  const remote = data.complete === false && model && typeof model.send === "function";
+  const cache = new Map((data.rows || []).map((row) => [row.index, row]));
   const state = {
     view: data.view || "record", raw: false, query: "", open: new Set(), pinned: null,
   };
@@ -69,48 +114,105 @@ function renderTranscript(host, data) {
   root.dataset.view = state.view;
   host.append(root);
 
-  const head = node("div", "al-head");
-  head.append(node("span", "al-title", data.source === "request" ? "Request" : "Record"),
-    node("span", "al-counts", data.summary));
-  root.append(head);
-  if (data.shape) root.append(node("code", "al-shape", data.shape));
-  if (data.system !== undefined) root.append(node("p", "al-note", `system: ${data.system}`));
-  if (data.tools) root.append(node("p", "al-note", `tools: ${data.tools.join(", ") || "(none)"}`));
-  if (data.verdict) {
-    root.append(node("p", `al-verdict ${data.accepted ? "al-ok" : "al-bad"}`, data.verdict));
-  }
-  const requestVerdict = node("p", `al-verdict ${data.request_accepted ? "al-ok" : "al-bad"}`);
-  if (data.request_verdict) {
-    requestVerdict.append(`${data.request_verdict} `, node("code", "al-shape", data.request_shape));
-    root.append(requestVerdict);
-  }
-  if (data.record_note) root.append(node("p", "al-note", data.record_note));
+  const headBox = node("div", "al-header");
+  root.append(headBox);
+  let requestVerdict = drawHead(headBox, data, total);
 
   const toolbar = node("div", "al-toolbar");
   const toggle = button("", "toggle-view");
   const raw = button("raw JSON", "toggle-raw");
+  const next = button("next flagged ↓", "next-flagged");
   const search = node("input", "al-search");
   search.type = "search";
   search.placeholder = "search messages";
   search.dataset.action = "search";
   const found = node("span", "al-found");
   if (data.request_verdict) toolbar.append(toggle); // only where there is a request to show
-  toolbar.append(raw, search, found);
+  toolbar.append(raw, next, search, found);
   const scroller = node("div", "al-scroll");
   const spacer = node("div", "al-spacer");
   scroller.append(spacer);
   root.append(toolbar, scroller);
 
+  const everyRow = () => Array.from({ length: total }, (_, k) => k);
+  let flagged = remote ? [] : everyRow().filter((k) => cache.has(k) && flaggedIn(cache.get(k)));
+  next.hidden = flagged.length === 0;
   const haystacks = [];
   const heights = { plain: new Map(), raw: new Map() };
   const drawn = new Map(); // row index -> its element, for the rows now in the DOM
-  let order = rows.map((row) => row.index); // the rows that match the search
+  const asked = new Set(); // row indices asked of the kernel and not yet answered
+  let order = everyRow(); // the rows that match the search
   let tops = new Float64Array(1);
   let frame = 0;
   let width = 0;
   let hover = null;
+  let asks = 0; // the number of the latest search asked of the kernel
+  let visited = -1; // the flagged row "next flagged" went to last
+  let typing = 0;
 
   const measured = () => (state.raw ? heights.raw : heights.plain);
+
+  function ask(question) {
+    model.send(question);
+  }
+
+  // The rows in order[from..to) neither here nor asked for, asked for in runs of indices.
+  function fetchMissing(from, to) {
+    let start = -1;
+    let end = -1;
+    const flush = () => {
+      if (start < 0) return;
+      for (let index = start; index < end; index++) asked.add(index);
+      ask({ want: "rows", from: start, to: end });
+      start = -1;
+    };
+    for (let k = from; k < to; k++) {
+      const index = order[k];
+      if (cache.has(index) || asked.has(index)) {
+        flush();
+        continue;
+      }
+      if (start >= 0 && index !== end) flush();
+      if (start < 0) start = index;
+      end = index + 1;
+    }
+    flush();
+  }
+
+  function answered(content, buffers) {
+    if (!content || typeof content !== "object") return;
+    if (content.answer === "summary") {
+      Object.assign(data, content.head, { complete: true });
+      requestVerdict = drawHead(headBox, data, total);
+      if (data.request_verdict && !toggle.isConnected) toolbar.prepend(toggle);
+      flagged = indicesOf(buffers);
+      next.hidden = flagged.length === 0;
+    }
+    if (content.answer === "summary" || content.answer === "rows") {
+      for (const row of content.rows || []) {
+        cache.set(row.index, row);
+        asked.delete(row.index);
+        drawn.get(row.index)?.remove();
+        drawn.delete(row.index);
+      }
+      refresh(false);
+    }
+    if (content.answer === "search" && content.ask === asks) {
+      order = indicesOf(buffers);
+      showFound();
+      visited = -1;
+      scroller.scrollTop = 0;
+      redraw();
+    }
+  }
+
+  function placeholder(index) {
+    const item = node("div", "al-row al-waiting");
+    item.dataset.index = index;
+    item.append(node("div", "al-line", remote ? `${index} · loading…`
+      : `${index} · not here: run the cell again, with its kernel, to see this row`));
+    return item;
+  }
 
   function complaintsShown(row) {
     const wanted = state.view === "request" ? "request" : "as_is";
@@ -218,6 +320,7 @@ function renderTranscript(host, data) {
   // Draw the rows in and near view, measure them, and redo the layout while guesses were wrong.
   function draw(pass = 0) {
     const top = scroller.scrollTop;
+    const atEnd = top > 0 && top + scroller.clientHeight >= scroller.scrollHeight - 2;
     const from = firstBelow(top - OVERSCAN);
     const bottom = top + (scroller.clientHeight || 512) + OVERSCAN;
     const to = Math.min(order.length, firstBelow(bottom) + 1);
@@ -230,25 +333,31 @@ function renderTranscript(host, data) {
     }
     let added = false;
     for (let k = from; k < to; k++) {
-      if (!drawn.has(order[k])) {
-        drawn.set(order[k], buildRow(rows[order[k]]));
+      const row = cache.get(order[k]);
+      const item = drawn.get(order[k]);
+      if (!item || (row && item.classList.contains("al-waiting"))) {
+        if (item) item.remove();
+        drawn.set(order[k], row ? buildRow(row) : placeholder(order[k]));
         added = true;
       }
       drawn.get(order[k]).style.top = `${tops[k]}px`;
     }
+    if (remote) fetchMissing(from, to);
     if (added) spacer.append(...order.slice(from, to).map((index) => drawn.get(index)));
     if (!scroller.isConnected || scroller.clientHeight === 0) return;
     const sizes = measured();
     let changed = false;
     for (let k = from; k < to; k++) {
-      const height = drawn.get(order[k]).offsetHeight;
-      if (height > 0 && height !== sizes.get(order[k])) {
+      const item = drawn.get(order[k]);
+      const height = item.offsetHeight;
+      if (height > 0 && height !== sizes.get(order[k]) && !item.classList.contains("al-waiting")) {
         sizes.set(order[k], height);
         changed = true;
       }
     }
     if (changed) {
       layout();
+      if (atEnd) scroller.scrollTop = scroller.scrollHeight; // scrolled to the end: stay there
       if (pass < 3) draw(pass + 1);
     }
   }
@@ -269,27 +378,58 @@ function renderTranscript(host, data) {
     draw();
   }
 
-  function refresh() {
+  function refresh(again = true) {
+    if (!again) {
+      schedule();
+      return;
+    }
     root.dataset.view = state.view;
     toggle.textContent = state.view === "record" ? "show the request" : "show the record";
     toggle.setAttribute("aria-pressed", String(state.view === "request"));
     raw.setAttribute("aria-pressed", String(state.raw));
-    requestVerdict.classList.toggle("al-current", state.view === "request");
+    if (requestVerdict) requestVerdict.classList.toggle("al-current", state.view === "request");
     redraw();
   }
 
+  function showFound() {
+    const count = (number) => number.toLocaleString("en");
+    found.textContent = state.query
+      ? `${count(order.length)} of ${count(total)} messages match` : "";
+  }
+
+  // Search the rows here, or (a long transcript) ask the kernel, which searches every
+  // message's whole text; only the answer to the latest question is drawn.
   function filter() {
     const query = state.query;
-    order = rows.filter((row) => {
+    if (remote && query) {
+      asks += 1;
+      found.textContent = "searching…";
+      ask({ want: "search", query, ask: asks });
+      return;
+    }
+    asks += 1;
+    order = everyRow().filter((index) => {
       if (!query) return true;
-      if (haystacks[row.index] === undefined) haystacks[row.index] = haystack(row);
-      return haystacks[row.index].includes(query);
-    }).map((row) => row.index);
-    const count = (number) => number.toLocaleString("en");
-    found.textContent = query
-      ? `${count(order.length)} of ${count(rows.length)} messages match` : "";
+      if (!cache.has(index)) return false;
+      if (haystacks[index] === undefined) haystacks[index] = haystack(cache.get(index));
+      return haystacks[index].includes(query);
+    });
+    showFound();
+    visited = -1;
     scroller.scrollTop = 0;
     redraw();
+  }
+
+  // The first flagged row after the last one gone to (or the top row, if scrolled past it),
+  // round to the first again after the last.
+  function nextFlagged() {
+    const shown = new Set(order);
+    const at = Math.max(visited, order[firstBelow(scroller.scrollTop)] - 1);
+    const after = flagged.find((index) => index > at && shown.has(index));
+    const target = after === undefined ? flagged.find((index) => shown.has(index)) : after;
+    if (target === undefined) return;
+    visited = target;
+    scrollToRow(target);
   }
 
   function scrollToRow(index) {
@@ -307,8 +447,8 @@ function renderTranscript(host, data) {
     }
     const item = target.closest(".al-row");
     if (!item) return null;
-    const row = rows[Number(item.dataset.index)];
-    if (row.call_row === undefined) return null;
+    const row = cache.get(Number(item.dataset.index));
+    if (!row || row.call_row === undefined) return null;
     return { callRow: row.call_row, callId: row.call_id, resultRow: row.index };
   }
 
@@ -327,8 +467,11 @@ function renderTranscript(host, data) {
     }],
     [search, "input", () => {
       state.query = search.value.trim().toLowerCase();
-      filter();
+      clearTimeout(typing);
+      if (remote) typing = setTimeout(filter, 150);
+      else filter();
     }],
+    [next, "click", nextFlagged],
     [scroller, "scroll", schedule],
     [spacer, "mouseover", (event) => {
       hover = linkOf(event.target);
@@ -371,11 +514,17 @@ function renderTranscript(host, data) {
     schedule();
   });
   resized.observe(scroller);
+  if (remote) {
+    model.on("msg:custom", answered);
+    ask({ want: "summary" });
+  }
   refresh();
 
   return () => {
     resized.disconnect();
     cancelAnimationFrame(frame);
+    clearTimeout(typing);
+    if (remote) model.off("msg:custom", answered);
     for (const [target, type, handler, capture] of listeners) {
       target.removeEventListener(type, handler, Boolean(capture));
     }
@@ -447,16 +596,17 @@ function renderReport(host, data) {
   return () => cleanups.forEach((cleanup) => cleanup());
 }
 
-function draw(host, data) {
-  return (data && data.kind === "report" ? renderReport : renderTranscript)(host, data || {});
+function draw(host, data, model) {
+  return data && data.kind === "report" ? renderReport(host, data)
+    : renderTranscript(host, data || {}, model);
 }
 
 function render({ model, el }) {
-  let cleanup = draw(el, model.get("data"));
+  let cleanup = draw(el, model.get("data"), model);
   const changed = () => {
     cleanup();
     el.replaceChildren();
-    cleanup = draw(el, model.get("data"));
+    cleanup = draw(el, model.get("data"), model);
   };
   model.on("change:data", changed);
   return () => {

@@ -25,9 +25,11 @@ HEAD_LINES = 40         # first lines of a long text that are sent
 PREVIEW_LINES = 6       # of those, the lines shown before "more"
 NOTICE_LINES = 2        # a truncation notice is at most this many last lines
 NAME_CAP = 80           # characters of an id, a tool name or a stop reason
+SHAPE_CAP = 2_000       # characters of a transcript's shape, shown in its header
 NOTICE_CAP = 200        # characters of a truncation notice, which is always kept in view
 STRING_CAP = 120        # characters of any one string inside the raw JSON of a message
 DEPTH_CAP = 12          # nesting shown in the raw JSON of a message
+SEARCH_CAP = 1_000_000  # characters of any one string searched inside a call's arguments
 
 LEFT_OUT = "left out of the request by context_for_model"
 EMPTY_FAILED_NOTE = ("An empty failed reply is fine on a record, which keeps what happened, but a "
@@ -52,52 +54,156 @@ def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
     code sent instead), and judged=False leaves out the provider's verdict and complaints
     (for a failure that is not about what a provider accepts).
     """
-    if view not in VIEWS:
-        raise ValueError(f"view must be 'record' or 'request', got {view!r}")
+    judgement = Judgement(source, view=view, rule=rule, judged=judged)
+    return {**judgement.head(),
+            "rows": judgement.rows(0, judgement.total, budget_cap(judgement.total))}
+
+
+def budget_cap(total: int) -> int:
+    """Characters of text one row holds when all `total` rows are sent or drawn at once."""
+    return max(MIN_CAP, min(MAX_CAP, BUDGET // max(total, 1)))
+
+
+def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, Any]:
+    """What a view needs before anything is judged: the header's words and the first `rows`
+    rows as drawn, unjudged, at MAX_CAP. Its cost does not grow with the transcript."""
+    check_view(view)
     is_request = isinstance(source, Request)
     messages = messages_of(source)
-    data: dict[str, Any] = {"kind": "transcript", "view": "request" if is_request else view,
-                            "source": "request" if is_request else "record",
-                            "left_out_label": LEFT_OUT}
-    if not isinstance(messages, list):
-        problem = validate(messages)[0]
-        return {**data, "problem": problem, "verdict": f"Nothing to draw: {problem}.",
-                "accepted": False, "shape": "", "counts": _counts([], {}), "summary": "",
-                "rows": []}
-    problems = [shape_problem(message) for message in messages]
-    kept = [True] * len(messages) if is_request or not rule else _kept(messages, problems)
-    request_rows = [index for index, keep in enumerate(kept) if keep]
-    as_is = _placed(validate(messages)) if judged else {}
-    in_request = as_is if is_request or not (rule and judged) else _placed(
-        validate([messages[index] for index in request_rows]), request_rows)
-    cap = max(MIN_CAP, min(MAX_CAP, BUDGET // max(len(messages), 1)))
-    rows = [_row(index, message, problems[index], cap) for index, message in enumerate(messages)]
-    _link_calls(rows)
-    for row, keep, problem in zip(rows, kept, problems):
-        if not keep:
+    total = len(messages) if isinstance(messages, list) else 0
+    shown = messages[:rows] if isinstance(messages, list) else []
+    return {**_kind(view, is_request), "total": total, "summary": _plural(total, "message"),
+            "shape": "", "verdict": "", "counts": {},
+            "rows": [_row(index, message, shape_problem(message), MAX_CAP)
+                     for index, message in enumerate(shown)]}
+
+
+def check_view(view: str) -> None:
+    if view not in VIEWS:
+        raise ValueError(f"view must be 'record' or 'request', got {view!r}")
+
+
+def _kind(view: str, is_request: bool) -> dict[str, Any]:
+    return {"kind": "transcript", "view": "request" if is_request else view,
+            "source": "request" if is_request else "record", "left_out_label": LEFT_OUT}
+
+
+class Judgement:
+    """A transcript judged once: every complaint, which rows a request keeps, which result
+    answers which call. The header and any run of rows are drawn from it on demand, so a view
+    never builds rows nobody looks at."""
+
+    def __init__(self, source: Any, *, view: str = "record", rule: bool = True,
+                 judged: bool = True) -> None:
+        check_view(view)
+        self.source = source
+        self.is_request = isinstance(source, Request)
+        self.messages = messages_of(source)
+        self.view, self.rule, self.judged = view, rule, judged
+        if not isinstance(self.messages, list):
+            self.total = 0
+            return
+        messages = self.messages
+        self.total = len(messages)
+        self.problems = [shape_problem(message) for message in messages]
+        self.kept = [True] * self.total if self.is_request or not rule else \
+            _kept(messages, self.problems)
+        self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
+        self.as_is = _placed(validate(messages)) if judged else {}
+        self.in_request = self.as_is if self.is_request or not (rule and judged) else _placed(
+            validate([messages[index] for index in self.request_rows]), self.request_rows)
+        self.call_rows, self.result_rows = _links(messages)
+
+    def head(self) -> dict[str, Any]:
+        """The transcript's header: counts, shapes and verdicts, everything but the rows."""
+        data = _kind(self.view, self.is_request)
+        if not isinstance(self.messages, list):
+            problem = validate(self.messages)[0]
+            return {**data, "problem": problem, "verdict": f"Nothing to draw: {problem}.",
+                    "accepted": False, "shape": "", "counts": _counts([], [], {}, []),
+                    "summary": "", "total": 0}
+        messages, as_is = self.messages, self.as_is
+        counts = _counts(messages, self.problems, as_is, self.kept)
+        data.update(total=self.total, shape=clip(shape(messages), SHAPE_CAP), counts=counts,
+                    summary=_summary(counts), accepted=not as_is,
+                    verdict=_verdict(self.is_request, as_is) if self.judged else "")
+        if not self.is_request and self.rule:
+            request = [messages[index] for index in self.request_rows]
+            data["request_shape"] = clip(shape(request), SHAPE_CAP)
+            data["request_accepted"] = not self.in_request
+            data["request_verdict"] = _request_verdict(len(request), self.total,
+                                                       self.in_request)
+            if not all(self.kept):
+                data["record_note"] = EMPTY_FAILED_NOTE
+        elif self.is_request:
+            source = self.source
+            data["system"] = clip(source.system if isinstance(source.system, str)
+                                   else _REPR.repr(source.system), MAX_CAP)
+            tools = source.tools if isinstance(source.tools, list) else []
+            data["tools"] = [clip(str(tool.get("name")), NAME_CAP) if isinstance(tool, dict)
+                             else "?" for tool in tools]
+        return data
+
+    def rows(self, start: int, stop: int, cap: int = MAX_CAP) -> list[dict[str, Any]]:
+        """Rows start..stop-1 as drawn, each string within `cap` characters."""
+        return [self.row(index, cap) for index in range(max(start, 0), min(stop, self.total))]
+
+    def row(self, index: int, cap: int = MAX_CAP) -> dict[str, Any]:
+        """Row `index`: the message as drawn, its complaints, its links, its place in the
+        request."""
+        row = _row(index, self.messages[index], self.problems[index], cap)
+        if "call_id" in row and row["call_id"] in self.call_rows.get(index, {}):
+            row["call_row"] = self.call_rows[index][row["call_id"]]
+        for call in row.get("calls", []):
+            result = self.result_rows.get((index, call["id"]))
+            if result is not None:
+                call["result_row"] = result
+        if not self.kept[index]:
             row["in_request"] = False
-        complaints = _complaints(as_is.get(row["index"], []), in_request.get(row["index"], []),
-                                 problem)
+        complaints = _complaints(self.as_is.get(index, []), self.in_request.get(index, []),
+                                 self.problems[index])
         if complaints:
             row["complaints"] = complaints
-    counts = _counts(rows, as_is)
-    data.update(shape=shape(messages), counts=counts, summary=_summary(counts),
-                accepted=not as_is, verdict=_verdict(is_request, as_is) if judged else "",
-                rows=rows)
-    if not is_request and rule:
-        request = [messages[index] for index in request_rows]
-        data["request_shape"] = shape(request)
-        data["request_accepted"] = not in_request
-        data["request_verdict"] = _request_verdict(len(request), len(messages), in_request)
-        if not all(kept):
-            data["record_note"] = EMPTY_FAILED_NOTE
-    elif is_request:
-        data["system"] = _clip(source.system if isinstance(source.system, str)
-                               else _REPR.repr(source.system), MAX_CAP)
-        tools = source.tools if isinstance(source.tools, list) else []
-        data["tools"] = [_clip(str(tool.get("name")), NAME_CAP) if isinstance(tool, dict)
-                         else "?" for tool in tools]
-    return data
+        return row
+
+    def search(self, query: str) -> list[int]:
+        """The rows whose message holds `query` (lower case) anywhere in its whole text, or
+        whose problem or complaints do: what a row draws is clipped, what is searched is not."""
+        return [index for index in range(self.total) if query in self._haystack(index)]
+
+    def _haystack(self, index: int) -> str:
+        words = [self.problems[index] or "", *self.as_is.get(index, []),
+                 *self.in_request.get(index, []), searchable(self.messages[index])]
+        return "\n".join(words).lower()
+
+    def flagged(self) -> list[int]:
+        """The rows with something to say: a complaint, a malformed message, left out."""
+        return [index for index in range(self.total)
+                if index in self.as_is or index in self.in_request or self.problems[index]
+                or not self.kept[index]]
+
+
+def searchable(message: Any) -> str:
+    """Every word of a message a student could look for: its role, texts, call ids, names and
+    arguments, result ids, stop reason and error, whole; anything odd by its bounded repr."""
+    if not isinstance(message, dict):
+        return _REPR.repr(message)
+    words = [_word(message.get(key)) for key in
+             ("role", "tool_call_id", "tool_name", "stop_reason", "error_message")]
+    content = message.get("content")
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, dict):
+            words += [_word(block.get(key)) for key in ("text", "id", "name")]
+            if "arguments" in block:
+                words.append(json.dumps(_clipped(block["arguments"], SEARCH_CAP),
+                                        ensure_ascii=False))
+        else:
+            words.append(_word(block))
+    return "\n".join(word for word in words if word)
+
+
+def _word(value: Any) -> str:
+    return "" if value is None else value if isinstance(value, str) else _REPR.repr(value)
 
 
 def messages_of(source: Any) -> Any:
@@ -154,7 +260,8 @@ def _verdict(is_request: bool, as_is: dict[int, list[str]]) -> str:
 
 
 def _request_verdict(size: int, total: int, in_request: dict[int, list[str]]) -> str:
-    computed = f"The request context_for_model computes from it ({size} of {total} messages)"
+    computed = (f"The request context_for_model computes from it ({size:,} of {total:,} "
+                "messages)")
     if not in_request:
         return f"{computed} would be accepted."
     row = min(in_request)
@@ -163,7 +270,7 @@ def _request_verdict(size: int, total: int, in_request: dict[int, list[str]]) ->
 
 def _row(index: int, message: Any, problem: str | None, cap: int) -> dict[str, Any]:
     """One message as the renderers draw it: only what it holds, every string within `cap`."""
-    row: dict[str, Any] = {"index": index, "raw": _clip(_raw(message), cap)}
+    row: dict[str, Any] = {"index": index, "raw": clip(_raw(message), cap)}
     if problem:
         row["problem"] = (f"This message {problem}." if problem.startswith("is ") else
                           f"This message cannot be read: {problem}.")
@@ -172,7 +279,7 @@ def _row(index: int, message: Any, problem: str | None, cap: int) -> dict[str, A
         row.update(collapse(_REPR.repr(message), cap))
         return row
     role = message.get("role")
-    row["role"] = _clip(role if isinstance(role, str) else _REPR.repr(role), NAME_CAP)
+    row["role"] = clip(role if isinstance(role, str) else _REPR.repr(role), NAME_CAP)
     content = message.get("content")
     blocks = [block for block in content if isinstance(block, dict)] \
         if isinstance(content, list) else []
@@ -193,47 +300,61 @@ def _row(index: int, message: Any, problem: str | None, cap: int) -> dict[str, A
         row["is_error"] = True
     for key in ("stop_reason", "error_message"):
         if message.get(key) is not None:
-            row[key] = _clip(str(message[key]), NAME_CAP if key == "stop_reason" else cap)
+            row[key] = clip(str(message[key]), NAME_CAP if key == "stop_reason" else cap)
     return row
 
 
 def _call(block: dict, cap: int) -> dict[str, Any]:
     arguments = json.dumps(_clipped(block.get("arguments"), cap), ensure_ascii=False)
     return {"id": _name(block.get("id")), "name": _name(block.get("name")),
-            "arguments": _clip(arguments, cap)}
+            "arguments": clip(arguments, cap)}
 
 
 def _name(value: Any) -> str | None:
     """An id or a name as drawn: None when it is missing or empty."""
     if value is None or value == "":
         return None
-    return _clip(value if isinstance(value, str) else _REPR.repr(value), NAME_CAP)
+    return clip(value if isinstance(value, str) else _REPR.repr(value), NAME_CAP)
 
 
-def _link_calls(rows: list[dict[str, Any]]) -> None:
-    """Tie each result to its call's row and each call to its result's row, by call id.
+def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, str], int]]:
+    """Which call each result answers and which result answers each call, by call id as drawn.
 
     A result answers the nearest call with its id before it, or failing that the first after
-    it (a jumbled record); a call's result is the first result that answers it.
+    it (a jumbled record); a call's result is the first result that answers it. Returns
+    ({result row: {call id: call row}}, {(call row, call id): result row}).
     """
     call_rows: dict[str, list[int]] = {}
-    for row in rows:
-        for call in row.get("calls", []):
-            if call["id"] is not None:
-                call_rows.setdefault(call["id"], []).append(row["index"])
+    results: list[tuple[int, str]] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            for block in _call_blocks(message):
+                call_id = _name(block.get("id"))
+                if call_id is not None:
+                    call_rows.setdefault(call_id, []).append(index)
+        elif message.get("role") == "toolResult":
+            call_id = _name(message.get("tool_call_id"))
+            if call_id is not None:
+                results.append((index, call_id))
+    answers: dict[int, dict[str, int]] = {}
     answered: dict[tuple[int, str], int] = {}
-    for row in rows:
-        candidates = call_rows.get(row.get("call_id") or "", [])
+    for index, call_id in results:
+        candidates = call_rows.get(call_id)
         if not candidates:
             continue
-        before = bisect.bisect_left(candidates, row["index"])
-        row["call_row"] = candidates[before - 1] if before else candidates[0]
-        answered.setdefault((row["call_row"], row["call_id"]), row["index"])
-    for row in rows:
-        for call in row.get("calls", []):
-            result = answered.get((row["index"], call["id"]))
-            if result is not None:
-                call["result_row"] = result
+        before = bisect.bisect_left(candidates, index)
+        call_row = candidates[before - 1] if before else candidates[0]
+        answers[index] = {call_id: call_row}
+        answered.setdefault((call_row, call_id), index)
+    return answers, answered
+
+
+def _call_blocks(message: dict) -> list[dict]:
+    content = message.get("content")
+    return [block for block in content if isinstance(block, dict)
+            and block.get("type") == "toolCall"] if isinstance(content, list) else []
 
 
 def collapse(text: str, cap: int) -> dict[str, str]:
@@ -246,7 +367,7 @@ def collapse(text: str, cap: int) -> dict[str, str]:
     if len(text) <= cap and text.count("\n") < PREVIEW_LINES:
         return {"text": text} if text else {}
     body, notice = _split_notice(text)
-    notice = _clip(notice, NOTICE_CAP)
+    notice = clip(notice, NOTICE_CAP)
     head = body[:min(_line_end(body, HEAD_LINES), cap)]
     preview_end = _line_end(head, PREVIEW_LINES)
     parts = {"text": head[:preview_end], "rest": head[preview_end:], "notice": notice,
@@ -297,34 +418,37 @@ def _raw(message: Any) -> str:
 def _clipped(value: Any, cap: int, depth: int = 0) -> Any:
     """A JSON-able copy of `value`: strings at most `cap` characters, nesting bounded."""
     if isinstance(value, str):
-        return _clip(value, cap)
+        return clip(value, cap)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if depth >= DEPTH_CAP:
         return "…"
     if isinstance(value, dict):
-        return {_clip(str(key), NAME_CAP): _clipped(item, cap, depth + 1)
+        return {clip(str(key), NAME_CAP): _clipped(item, cap, depth + 1)
                 for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_clipped(item, cap, depth + 1) for item in value]
     return _REPR.repr(value)
 
 
-def _clip(text: str, cap: int) -> str:
+def clip(text: str, cap: int) -> str:
     return text if len(text) <= cap else f"{text[:cap]}… (+{len(text) - cap:,} chars)"
 
 
-def _counts(rows: list[dict[str, Any]], as_is: dict[int, list[str]]) -> dict[str, int]:
-    roles = [row["role"] for row in rows]
+def _counts(messages: list, problems: list, as_is: dict[int, list[str]],
+            kept: list[bool]) -> dict[str, int]:
+    roles = [message.get("role") if isinstance(message, dict)
+             and isinstance(message.get("role"), str) else None for message in messages]
     return {
-        "messages": len(rows),
+        "messages": len(messages),
         "user": roles.count("user"),
         "assistant": roles.count("assistant"),
         "toolResult": roles.count("toolResult"),
-        "calls": sum(len(row.get("calls", [])) for row in rows),
-        "malformed": sum("problem" in row for row in rows),
+        "calls": sum(len(_call_blocks(message)) for message, role in zip(messages, roles)
+                     if role == "assistant"),
+        "malformed": sum(problem is not None for problem in problems),
         "complaints": sum(len(texts) for texts in as_is.values()),
-        "left_out": sum(row.get("in_request") is False for row in rows),
+        "left_out": kept.count(False),
     }
 
 

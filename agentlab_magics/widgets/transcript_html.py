@@ -14,7 +14,7 @@ from typing import Any
 from agentlab_magics.lab.rules import ROLES
 from agentlab_magics.lab.views import show
 from agentlab_magics.widgets.rendering import style
-from agentlab_magics.widgets.transcript_data import messages_of
+from agentlab_magics.widgets.transcript_data import Judgement, budget_cap, messages_of
 
 STATIC_ROWS = 400   # a longer transcript is drawn in part: its two ends and its flagged rows
 ENDS = 100          # rows drawn at each end of a transcript drawn in part
@@ -46,37 +46,67 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
                               data["request_shape"]))
     if "record_note" in data:
         parts.append(f'<p class="al-note">{escape(data["record_note"])}</p>')
-    if data["counts"]["left_out"]:
+    if data["counts"].get("left_out"):
         parts.append('<p class="al-legend">Struck through: '
                      f'{escape(data["left_out_label"])}.</p>')
     parts.append('<ol class="al-rows">')
-    for row in drawn_rows(data["rows"]):
+    for row in drawn_rows(data):
         parts.append(_row(row, data["left_out_label"]) if isinstance(row, dict) else
                      f'<li class="al-gap al-note">… {row:,} unflagged message'
                      f'{"s" * (row != 1)} not drawn here; the widget shows every one.</li>')
-    parts.append("</ol></div>")
+    parts.append("</ol>")
+    if data.get("complete", True) is False:
+        parts.append(f'<p class="al-note al-unjudged">{escape(unjudged_note(data))}</p>')
+    parts.append("</div>")
     return "".join(parts)
 
 
-def drawn_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any] | int]:
+def unjudged_note(data: dict[str, Any]) -> str:
+    """What a copy of a first screen leaves out, and how to see it."""
+    rest = data["total"] - len(data["rows"])
+    return (f"… and {rest:,} more message{'s' * (rest != 1)}. This copy was saved before the "
+            "kernel judged the record, so it holds only the first rows and no verdict: run "
+            "the cell again to see every message and what a strict provider would say.")
+
+
+def drawn_rows(data: dict[str, Any]) -> list[dict[str, Any] | int]:
     """The rows a static rendering draws, with a count standing in for each run it leaves out.
 
-    Up to STATIC_ROWS rows are all drawn; of a longer transcript, the first and last ENDS rows
-    and up to STATIC_ROWS flagged rows (a complaint, malformed, left out of the request).
+    `data["rows"]` holds every row, or (made from a Judgement, or a first screen) only those
+    to draw. Of every row, up to STATIC_ROWS are all drawn; of a longer transcript, the first
+    and last ENDS rows and up to STATIC_ROWS flagged rows (a complaint, malformed, left out of
+    the request).
     """
-    if len(rows) <= STATIC_ROWS:
-        return list(rows)
-    middle = [row["index"] for row in rows[ENDS:-ENDS] if _flagged(row)]
-    keep = set(range(ENDS)) | set(range(len(rows) - ENDS, len(rows))) | set(middle[:STATIC_ROWS])
+    rows, total = data["rows"], data.get("total", len(data["rows"]))
+    if len(rows) == total:
+        keep = set(drawn_indices(total, [row["index"] for row in rows if _flagged(row)]))
+        rows = [row for row in rows if row["index"] in keep]
     drawn: list[dict[str, Any] | int] = []
-    for position, row in enumerate(rows):
-        if position in keep:
-            drawn.append(row)
-        elif drawn and isinstance(drawn[-1], int):
-            drawn[-1] += 1
-        else:
-            drawn.append(1)
+    last = -1
+    for row in rows:
+        if row["index"] > last + 1:
+            drawn.append(row["index"] - last - 1)
+        drawn.append(row)
+        last = row["index"]
+    if data.get("complete", True) and total > last + 1:
+        drawn.append(total - last - 1)
     return drawn
+
+
+def drawn_indices(total: int, flagged: list[int]) -> list[int]:
+    """Which of `total` rows a static rendering draws, given the flagged ones, in order."""
+    if total <= STATIC_ROWS:
+        return list(range(total))
+    middle = [index for index in flagged if ENDS <= index < total - ENDS][:STATIC_ROWS]
+    return sorted(set(range(ENDS)) | set(range(total - ENDS, total)) | set(middle))
+
+
+def static_data(judgement: Judgement) -> dict[str, Any]:
+    """What a static rendering of a judged transcript draws: its header and only the rows
+    drawn_indices picks, so a long record is never built whole."""
+    cap = budget_cap(judgement.total)
+    return {**judgement.head(), "rows": [judgement.row(index, cap) for index in
+                                         drawn_indices(judgement.total, judgement.flagged())]}
 
 
 def _flagged(row: dict[str, Any]) -> bool:
@@ -189,7 +219,7 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
     if "request_verdict" in data:
         lines.append(data["request_verdict"])
     messages = messages_of(source)
-    for row in drawn_rows(data["rows"]):
+    for row in drawn_rows(data):
         if isinstance(row, int):
             lines.append(f"… {row:,} unflagged message{'s' * (row != 1)} not drawn here")
             continue
@@ -200,6 +230,8 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
                      for entry in row.get("complaints", []))
         if row.get("in_request") is False:
             lines.append(f'    ({data["left_out_label"]})')
+    if data.get("complete", True) is False:
+        lines.append(unjudged_note(data))
     return "\n".join(indent + line for line in lines)
 
 

@@ -39,9 +39,12 @@ class Browsing:
     errors: list[str] = field(default_factory=list)   # exceptions the page did not catch
 
 
-def open_offline(browser: Browser, url: str) -> Browsing:
-    """`url` in a fresh context whose every request for another host is aborted and listed."""
+def open_offline(browser: Browser, url: str, init_script: str | None = None) -> Browsing:
+    """`url` in a fresh context whose every request for another host is aborted and listed;
+    `init_script` runs in each page before the page's own scripts."""
     context = browser.new_context(viewport=VIEWPORT)
+    if init_script:
+        context.add_init_script(init_script)
     context.set_default_timeout(WAIT_MS)
     browsing = Browsing(context.new_page())
 

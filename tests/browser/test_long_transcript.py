@@ -1,0 +1,113 @@
+"""A transcript of 100,000 messages in real JupyterLab: its first rows are sent unjudged and
+drawn at once, the kernel's judgement follows, and search, the request toggle, raw JSON and
+"next flagged" work over the whole record, fetching from the kernel rows never sent. Saving
+writes the full static rendering the kernel kept, not the first-screen copy."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.lab_session import Browsing, click, output, ran_all, row, shoot
+from tests.student_notebook import notebook_of
+
+NOTEBOOK = "long.ipynb"
+SIZE = 100_000
+NEEDLE = 73_208      # a user message no screen shows until it is searched for
+LEFT_OUT = 88_001    # an empty failed reply: on the record, left out of the request
+ORPHAN = 91_402      # a result that answers no call: the record's first complaint
+
+RECORD = f"""\
+from agentlab_magics import lab
+
+messages = []
+for turn in range({SIZE} // 4):
+    call = lab.call("read", {{"path": f"f{{turn}}.py"}}, id=f"c{{turn}}")
+    messages += [lab.user(f"question {{turn}}"), lab.reply(f"reading {{turn}}", call),
+                 lab.tool_result(call, f"contents {{turn}}"), lab.say(f"answer {{turn}}")]
+messages[{NEEDLE}] = lab.user("Where did the zebra go?")
+messages[{LEFT_OUT}] = lab.fail("")
+messages[{ORPHAN}] = lab.tool_result(lab.call("read", {{}}, id="ghost"), "nobody asked")
+%transcript messages"""
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("long")
+
+
+@pytest.fixture(scope="module")
+def lab(browser, home) -> Iterator[Browsing]:
+    def judged(page):
+        return output(page, 1).locator(".al-verdict.al-bad").first
+
+    with ran_all(browser, home, NOTEBOOK, notebook_of("%load_ext agentlab_magics", RECORD),
+                 judged) as browsing:
+        yield browsing
+
+
+def transcript(lab):
+    return output(lab.page, 1).locator(".al-transcript")
+
+
+def test_the_first_rows_are_drawn_and_the_judgement_follows(lab, screenshots):
+    view = transcript(lab)
+    expect(row(view, 0)).to_contain_text("question 0")
+    expect(view.locator(".al-verdict").first).to_have_text(
+        f"Sent as is, a strict provider would refuse this list: messages[{LEFT_OUT}]: "
+        "assistant message has empty content")
+    expect(view.locator(".al-counts")).to_contain_text("100,000 messages")
+    expect(view.locator(".al-pending")).to_have_count(0)
+    assert view.locator(".al-row").count() < 60  # only the rows in view are in the page
+    shoot(view, screenshots, "long-transcript")
+
+
+def test_search_finds_a_message_that_was_never_on_screen(lab, screenshots):
+    view = transcript(lab)
+    assert row(view, NEEDLE).count() == 0
+    view.locator(".al-search").fill("zebra")
+    expect(view.locator(".al-found")).to_have_text("1 of 100,000 messages match")
+    expect(row(view, NEEDLE)).to_contain_text("Where did the zebra go?")
+    expect(row(view, NEEDLE).locator("mark.al-hit")).to_have_text("zebra")
+    shoot(view, screenshots, "long-transcript-search")
+    view.locator(".al-search").fill("")
+    expect(view.locator(".al-found")).to_have_text("")
+
+
+def test_next_flagged_the_toggle_and_raw_json_work_on_rows_never_sent(lab, screenshots):
+    view = transcript(lab)
+    click(view.locator('[data-action="next-flagged"]'))
+    failed = row(view, LEFT_OUT)
+    expect(failed).to_contain_text("stop_reason: error")
+    expect(failed).not_to_have_class("al-left-out")
+    click(view.locator('[data-action="toggle-view"]'))
+    expect(failed).to_contain_class("al-left-out")
+    click(view.locator('[data-action="toggle-view"]'))
+    for _ in range(3):  # the result the failed reply left unanswered, its call's reply, then
+        click(view.locator('[data-action="next-flagged"]'))
+    orphan = row(view, ORPHAN)
+    expect(orphan.locator(".al-complaints")).to_contain_text(
+        "toolResult ghost has no toolCall before it")
+    click(view.locator('[data-action="toggle-raw"]'))
+    expect(orphan.locator(".al-raw")).to_contain_text('"tool_call_id": "ghost"')
+    shoot(view, screenshots, "long-transcript-raw")
+    click(view.locator('[data-action="toggle-raw"]'))
+    view.locator(".al-scroll").evaluate("node => { node.scrollTop = node.scrollHeight; }")
+    expect(row(view, SIZE - 1)).to_contain_text(f"answer {SIZE // 4 - 1}")
+
+
+def test_saving_writes_the_full_static_rendering_the_kernel_kept(lab, home):
+    page = lab.page
+    page.locator(".jp-Notebook").click()
+    page.keyboard.press("Control+s")
+    expect(page.locator(".jp-mod-dirty")).to_have_count(0)
+    saved = nbformat.read(home / "root" / NOTEBOOK, as_version=4)
+    static = saved["cells"][1]["outputs"][0]
+    assert "application/vnd.jupyter.widget-view+json" not in static["data"]
+    assert f"messages[{LEFT_OUT}]: assistant message has empty content" in static["data"]["text/html"]
+    assert "unflagged messages not drawn here" in static["data"]["text/html"]
+    assert "This copy was saved before" not in static["data"]["text/html"]
