@@ -48,12 +48,26 @@ def report_data(report: CheckReport) -> dict[str, Any]:
             if outcome.requests:
                 test["sent"] = sent_data(outcome)
             if outcome.record:
-                test["transcript"] = transcript_data(outcome.record, rule=False,
-                                                     judged=about_accepting(outcome))
+                test["transcript"] = record_data(outcome)
         tests.append(test)
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
             "problem": report.problem, "tests": tests}
+
+
+def record_data(outcome: TestOutcome) -> dict[str, Any]:
+    """The record panel: the run's record as kept (its two ends, when it was long), saying how
+    many messages it kept of how many."""
+    data = transcript_data(outcome.record, rule=False, judged=about_accepting(outcome))
+    if outcome.record_omitted:
+        kept = len(outcome.record)
+        whole = kept + outcome.record_omitted
+        data["summary"] = f"{kept:,} of {whole:,} messages kept · {data['summary']}"
+        data["record_note"] = (f"The run's record held {whole:,} messages: this panel keeps "
+                               f"its first {kept // 2:,} and its last {kept - kept // 2:,}, "
+                               f"numbered 0 to {kept - 1:,} here, and leaves out the "
+                               f"{outcome.record_omitted:,} between them.")
+    return data
 
 
 def explained_by_its_run(outcome: TestOutcome) -> bool:

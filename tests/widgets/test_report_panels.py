@@ -117,3 +117,15 @@ def test_the_starter_of_lesson_5_draws_no_panel():
     report = run("lesson5", None, source=find_lab("lesson5").starter)
     assert not [t["name"] for t in report_data(report)["tests"]
                 if "transcript" in t or "sent" in t]
+
+
+def test_a_record_kept_in_part_says_how_many_it_kept_of_how_many():
+    record = [lab.user(f"turn {turn}") for turn in range(50)]
+    panel = drawn(outcome(record=record, record_omitted=21_549))[0]["transcript"]
+    assert panel["summary"] == "50 of 21,599 messages kept · 50 messages · 0 tool calls"
+    assert panel["record_note"] == (
+        "The run's record held 21,599 messages: this panel keeps its first 25 and its last 25, "
+        "numbered 0 to 49 here, and leaves out the 21,549 between them.")
+    text = ReportView(CheckReport(lab_id="lesson5", title="Lesson 5", outcomes=[
+        outcome(record=record, record_omitted=21_549)])).to_text()
+    assert "50 of 21,599 messages kept" in text
