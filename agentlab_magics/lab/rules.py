@@ -75,14 +75,19 @@ def _failed(message: dict) -> bool:
     return message.get("stop_reason") == "error"
 
 
+def a_type(thing: Any) -> str:
+    """"a str", "an int", "a LyingDict": the type of `thing` with its article. Asks only type()."""
+    name = type(thing).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def shape_problem(message: Any, ids_required: bool = True) -> str | None:
     """What is wrong with the shape of one message, in a sentence; None when it is well formed.
 
     With ids_required=False a call may still lack its id (a script step before it is played).
     """
     if not isinstance(message, dict):
-        kind = type(message).__name__
-        return f"is {'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}, not a message dict"
+        return f"is {a_type(message)}, not a message dict"
     role = message.get("role")
     if role not in ROLES:
         return f"role must be 'user', 'assistant' or 'toolResult', got {role!r}"

@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from agentlab_magics import lab
+from agentlab_magics.lab.rules import a_type
 
 SYSTEM = "You are a careful test."
 
@@ -69,12 +70,6 @@ def plain(value: Any, what: str, should: str = PLAIN_DATA, expected: Any = _ABSE
         subject = what[:1].upper() + what[1:]
         raise AssertionError(f"{subject} {where}, not {_wanted(thing, wanted)}: {should}")
     return value
-
-
-def a_type(thing: Any) -> str:
-    """"a str", "an int", "a LyingDict": the type of `thing` with its article. Asks only type()."""
-    name = type(thing).__name__
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _wanted(thing: Any, wanted: Any) -> str:
