@@ -110,23 +110,30 @@ def _test_count(lab_id: str) -> int:
 
 
 class LiveMarks:
-    """The line a running %%check shows: the lab's title, each finished test's mark in order,
-    and how many of how many are done; handed to `show` again after each outcome."""
+    """The line a running %%check shows: the lab's title, each finished test's mark in order
+    (an earlier lesson's tests that still hold after their group's heading, as the report
+    has them), and how many of how many are done; handed to `show` again after each outcome."""
 
     def __init__(self, lab_id: str, show: Callable[[str], None]) -> None:
         self.title = find_lab(lab_id).title
         self.total = _test_count(lab_id)
         self.marks: list[str] = []
+        self.done = 0
+        self.group = ""
         self.show = show
         show(self.line())
 
     def __call__(self, outcome: TestOutcome) -> None:
+        if outcome.group != self.group:
+            self.group = outcome.group
+            self.marks.append(f"| {self.group}:" if self.group else "|")
         self.marks.append(outcome.mark)
+        self.done += 1
         self.show(self.line())
 
     def line(self) -> str:
         done = " ".join([*self.marks, "…"])
-        return f"{self.title}: {done} {len(self.marks)} of {self.total} done"
+        return f"{self.title}: {done} {self.done} of {self.total} done"
 
 
 @dataclass

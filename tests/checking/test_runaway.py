@@ -235,3 +235,6 @@ def test_the_live_line_shows_each_mark_and_the_count():
                      f"05 Failures and limits: {passed} … 1 of {total} done",
                      f"05 Failures and limits: {passed} {failed} … 2 of {total} done",
                      f"05 Failures and limits: {passed} {failed} {timeout} … 3 of {total} done"]
+    marks(TestOutcome(name="t", sentence="s", outcome="passed", group="Still holds from lesson 4"))
+    assert shown[-1] == (f"05 Failures and limits: {passed} {failed} {timeout} | Still holds "
+                         f"from lesson 4: {passed} … 4 of {total} done")
