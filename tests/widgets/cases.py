@@ -48,3 +48,13 @@ def long_run(size: int, lines: int = 2_000) -> list[dict]:
                                      f"Use offset={lines + 1} to continue.]"),
                      lab.say("Done. " * 100)]
     return messages[:size]
+
+
+def turns(count: int) -> list[dict]:
+    """`count` well-formed turns: a question, a reply with one call, its result, an answer."""
+    messages = []
+    for turn in range(count):
+        call = lab.call("read", {"path": f"f{turn}.py"}, id=f"c{turn}")
+        messages += [lab.user(f"question {turn}"), lab.reply(f"reading {turn}", call),
+                     lab.tool_result(call, f"contents {turn}"), lab.say(f"answer {turn}")]
+    return messages

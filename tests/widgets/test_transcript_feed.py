@@ -15,16 +15,7 @@ from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import transcript_data
 from agentlab_magics.widgets.transcript_feed import CHUNK, FIRST_ROWS, TranscriptFeed
 from agentlab_magics.widgets.transcript_html import transcript_html, transcript_text
-from tests.widgets.cases import A, FAILED, R1, R2, U
-
-
-def turns(count: int) -> list[dict]:
-    messages = []
-    for turn in range(count):
-        call = lab.call("read", {"path": f"f{turn}.py"}, id=f"c{turn}")
-        messages += [lab.user(f"question {turn}"), lab.reply(f"reading {turn}", call),
-                     lab.tool_result(call, f"contents {turn}"), lab.say(f"answer {turn}")]
-    return messages
+from tests.widgets.cases import A, FAILED, R1, R2, U, turns
 
 
 def broken(count: int) -> list[dict]:

@@ -8,7 +8,9 @@ from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.widgets import report_data, transcript_data
 from agentlab_magics.widgets.rendering import asset
-from tests.widgets.cases import A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages
+from tests.widgets.cases import (
+    A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages, turns,
+)
 
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>%s</style></head>
@@ -43,15 +45,6 @@ def mount(browser):
     yield draw
     page.close()
     assert errors == []
-
-
-def turns(count: int) -> list[dict]:
-    messages = []
-    for turn in range(count):
-        call = lab.call("read", {"path": f"f{turn}.py"}, id=f"c{turn}")
-        messages += [lab.user(f"question {turn}"), lab.reply(f"reading {turn}", call),
-                     lab.tool_result(call, f"contents {turn}"), lab.say(f"answer {turn}")]
-    return messages
 
 
 def indexes(page, selector: str) -> list[int]:
