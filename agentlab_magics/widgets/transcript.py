@@ -13,6 +13,8 @@ from agentlab_magics.widgets.rendering import ThreeWayView
 from agentlab_magics.widgets.transcript_data import Judgement, check_view
 from agentlab_magics.widgets.transcript_html import static_data, transcript_html, transcript_text
 
+COPY_ROWS = 20  # rows of a long transcript's first screen copied beside its widget
+
 
 class Transcript(ThreeWayView):
     """Messages drawn as a call/result diagram: a widget in JupyterLab, static HTML in an
@@ -72,5 +74,6 @@ class Transcript(ThreeWayView):
         first = self.widget.data
         if first.get("complete", True):
             return self.to_html(), self.to_text(), self.mark()
-        return transcript_html(first), transcript_text(self._source, first), \
+        copy = {**first, "rows": first["rows"][:COPY_ROWS]}
+        return transcript_html(copy), transcript_text(self._source, copy), \
             {**self.mark(), "kept": True}

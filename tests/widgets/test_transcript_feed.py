@@ -106,7 +106,7 @@ def test_the_bundle_beside_a_long_widget_is_a_first_screen_copy_that_says_so():
     bundle, metadata = view._repr_mimebundle_()
     assert metadata["agentlab_magics"] == {"view": "transcript", "kept": True}
     assert "This copy was saved before the kernel judged the record" in bundle["text/html"]
-    assert "1,140 more messages" in bundle["text/plain"]
+    assert "1,180 more messages" in bundle["text/plain"]
     assert "ghost" not in bundle["text/html"]
 
 
