@@ -209,13 +209,20 @@ def _demo() -> int:
 
 
 def _solution(lab_id: str) -> int:
-    from agentlab_magics.course.solutions import NotPublished, solution
+    """The lab's solution, as %solution shows it: the help is recorded in the progress store
+    first, so the map says "built with help", as docs/instructors.md promises."""
+    from agentlab_magics.notebook import open_solution
+    from agentlab_magics.progress.store import ProgressError
 
     try:
-        print(solution(lab_id), end="")
-    except NotPublished as exc:
+        shown = open_solution(lab_id)
+    except ProgressError as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
+    if isinstance(shown, str):
+        print(f"agentlab: {shown}", file=sys.stderr)
+        return 1
+    print(shown.code, end="")
     return 0
 
 

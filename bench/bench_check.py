@@ -5,6 +5,11 @@ a child process killed on time, the tests called there), ipytest (`ipytest.run()
 IPython shell over the same test functions and fixtures, pytest.main underneath), and the floor
 (the same test functions called by hand in this process, nothing isolated). Prints the ratios;
 asserts nothing. Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
+
+`python bench/bench_check.py cold [repeats]`: a student's first check from a shell, cold, in
+one run: fresh processes of `agentlab check lesson1 STARTER` (the venv's own entry point),
+interleaved with `python -c pass` and `python -c "import pydantic"` (the floor of any Pydantic
+program: the report is Pydantic) from the same interpreter; medians and ratios.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ from __future__ import annotations
 import contextlib
 import io
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from agentlab_magics.checking import run
 from agentlab_magics.checking.isolated import Recorder
@@ -82,5 +90,33 @@ def main(repeats: int = 15) -> None:
     print("goal: %%check at least 2x faster than ipytest (aim 5x), with isolation in place")
 
 
+def cold(repeats: int = 10) -> None:
+    from agentlab_magics.course.starter_files import read_starter
+
+    agentlab = str(Path(sys.executable).with_name("agentlab"))
+    with tempfile.TemporaryDirectory() as folder:
+        harness = Path(folder, "harness.py")
+        harness.write_text(read_starter("lesson1"))
+        commands = {"agentlab check": [agentlab, "check", "lesson1", str(harness)],
+                    "python -c pass": [sys.executable, "-c", "pass"],
+                    "import pydantic": [sys.executable, "-c", "import pydantic"]}
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(repeats):
+            for name, command in commands.items():
+                started = time.perf_counter()
+                subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               cwd=folder, check=False)
+                times[name].append(time.perf_counter() - started)
+    median = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    print(f"cold, median of {repeats} fresh processes, interleaved:")
+    for name, value in median.items():
+        print(f"  {name:16} {value:7.1f} ms  {value / median['python -c pass']:5.1f}x python -c pass")
+    print(f"  agentlab check beyond import pydantic: "
+          f"{median['agentlab check'] - median['import pydantic']:.1f} ms")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 15)
+    if sys.argv[1:2] == ["cold"]:
+        cold(int(sys.argv[2]) if len(sys.argv) > 2 else 10)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 15)

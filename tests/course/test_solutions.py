@@ -70,8 +70,10 @@ def test_cli_publish_then_solution(tmp_path, monkeypatch, capsys):
     assert main(["course", "publish-solution", "ch03-a", "--to", str(tmp_path / "other")]) == 0
     assert (tmp_path / "other" / "ch03-a.py").read_text() == find_lab("ch03-a").reference
     capsys.readouterr()
+    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
     assert main(["solution", "lesson3"]) == 0
     assert capsys.readouterr().out == find_lab("lesson3").reference
+    assert ProgressStore(tmp_path / "progress.json").lab("lesson3").solution_opened
 
 
 def test_cli_publish_needs_a_folder_and_a_lab(monkeypatch, capsys, tmp_path):
