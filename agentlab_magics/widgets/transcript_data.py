@@ -100,6 +100,7 @@ class Judgement:
         self.is_request = isinstance(source, Request)
         self.messages = messages_of(source)
         self.view, self.rule, self.judged = view, rule, judged
+        self._head: dict[str, Any] | None = None
         if not isinstance(self.messages, list):
             self.total = 0
             return
@@ -115,7 +116,13 @@ class Judgement:
         self.call_rows, self.result_rows = _links(messages)
 
     def head(self) -> dict[str, Any]:
-        """The transcript's header: counts, shapes and verdicts, everything but the rows."""
+        """The transcript's header: counts, shapes and verdicts, everything but the rows;
+        made once (a shape is a pass over the whole record), a fresh dict each time."""
+        if self._head is None:
+            self._head = self._made_head()
+        return dict(self._head)
+
+    def _made_head(self) -> dict[str, Any]:
         data = _kind(self.view, self.is_request)
         if not isinstance(self.messages, list):
             problem = validate(self.messages)[0]
