@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-from contextlib import nullcontext
 from pathlib import Path
 
 
@@ -51,23 +49,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _hub_parser(commands: argparse._SubParsersAction) -> None:
-    from agentlab_magics.hub.plan import HubPlan
-
-    default = HubPlan(password="")
+    from agentlab_magics.hub import defaults
     hub = commands.add_parser("hub", help="the course on a JupyterHub")
     hub_commands = hub.add_subparsers(dest="hub_command", required=True, metavar="COMMAND")
     demo = hub_commands.add_parser(
         "demo", help="as root: make the course's users, lay out nbgrader's exchange and start "
                      "JupyterHub on 127.0.0.1 until Ctrl-C")
-    demo.add_argument("--folder", type=Path, default=default.folder, metavar="DIR",
-                      help=f"the hub's own folder (default: {default.folder})")
-    demo.add_argument("--port", type=int, default=default.port,
-                      help=f"where the hub answers on 127.0.0.1 (default: {default.port})")
-    demo.add_argument("--instructor", default=default.instructor, metavar="USER",
-                      help=f"the instructor's user name (default: {default.instructor})")
+    demo.add_argument("--folder", type=Path, default=defaults.FOLDER, metavar="DIR",
+                      help=f"the hub's own folder (default: {defaults.FOLDER})")
+    demo.add_argument("--port", type=int, default=defaults.PORT,
+                      help=f"where the hub answers on 127.0.0.1 (default: {defaults.PORT})")
+    demo.add_argument("--instructor", default=defaults.INSTRUCTOR, metavar="USER",
+                      help=f"the instructor's user name (default: {defaults.INSTRUCTOR})")
     demo.add_argument("--students", type=lambda text: [s for s in text.split(",") if s],
-                      default=default.students, metavar="A,B",
-                      help=f"the students' user names (default: {','.join(default.students)})")
+                      default=list(defaults.STUDENTS), metavar="A,B",
+                      help=f"the students' user names (default: {','.join(defaults.STUDENTS)})")
     demo.add_argument("--password", help="everyone's password (default: a new one, printed)")
     demo.add_argument("--instructor-package", type=Path, metavar="DIR",
                       help="the folder holding agentlab_instructor (default: where this "
@@ -367,6 +363,9 @@ def _course_autograde(args: argparse.Namespace) -> int:
 
 
 def _course_demo(args: argparse.Namespace) -> int:
+    import contextlib
+    import tempfile
+
     from agentlab_magics.course.nbgrader_cli import (
         NbgraderFailed,
         NbgraderMissing,
@@ -382,7 +381,7 @@ def _course_demo(args: argparse.Namespace) -> int:
     from agentlab_magics.course.demo_course import CourseProblem, run_demo
     from agentlab_magics.course.instructor import InstructorPackageMissing
 
-    kept = nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
+    kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
         prefix="agentlab-course-")
     with kept as folder, tempfile.TemporaryDirectory(prefix="agentlab-course-new-") as new:
         try:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from functools import cache
-
-from pydantic import BaseModel
 
 from agentlab_magics.course.instructor import instructor_files
 from agentlab_magics.course.starter_files import read_starter
@@ -29,8 +28,10 @@ class UnknownLab(LookupError):
     """No lab has that id; the message lists the ones there are."""
 
 
-class Lab(BaseModel):
-    """One lab: the names a student writes, the tests, and (as properties) its files."""
+@dataclass(frozen=True, kw_only=True)
+class Lab:
+    """One lab: the names a student writes, the tests, and (as properties) its files. Plain
+    data, built here from constants, so that finding a lab loads no validation library."""
 
     id: str
     title: str
@@ -39,7 +40,7 @@ class Lab(BaseModel):
     names: list[str]
     purposes: dict[str, str]
     tests: str
-    builds_on: list[str] = []
+    builds_on: list[str] = field(default_factory=list)
     """The earlier labs whose tests still hold for this one, in course order."""
 
     @property

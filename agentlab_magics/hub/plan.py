@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from agentlab_magics.hub import defaults
+
 PLAN = "plan.json"  # in the hub's state folder: what template/jupyterhub_config.py reads
 COURSE_FOLDER = "agentlab"  # the course, in the instructor's home
 
@@ -16,12 +18,12 @@ COURSE_FOLDER = "agentlab"  # the course, in the instructor's home
 class HubPlan(BaseModel):
     """One hub. Every path the hub's users need is derived from `folder` and the homes."""
 
-    folder: Path = Path("/srv/agentlab-hub")
-    port: int = 8000  # where people open the hub: the proxy, on 127.0.0.1
+    folder: Path = defaults.FOLDER
+    port: int = defaults.PORT
     hub_port: int = 0  # the hub's own API, and the proxy's; 0: a free port, chosen at start
     proxy_api_port: int = 0
-    instructor: str = "instructor"
-    students: list[str] = ["ada", "grace"]
+    instructor: str = defaults.INSTRUCTOR
+    students: list[str] = list(defaults.STUDENTS)
     password: str = Field(default_factory=lambda: secrets.token_urlsafe(9))
     instructor_package: Path | None = None  # the folder holding agentlab_instructor
     prefix: Path = Path(sys.prefix)  # the environment every user's server runs from

@@ -63,3 +63,29 @@ def test_labs_lists_every_lab_and_starter_prints_gaps():
     listed = agentlab("labs").stdout
     assert all(lab in listed for lab in ("lesson1", "lesson6", "checkpoint-a-test"))
     assert "# --- your code ---" in agentlab("starter", "checkpoint-a").stdout
+
+
+# What a check from a shell has no use for: the notebook's, the grader's and the hub's parts.
+NOT_FOR_A_CHECK = ("IPython", "ipykernel", "ipywidgets", "anywidget", "traitlets", "nbformat",
+                   "nbclient", "nbgrader", "jupyter_client", "dask", "distributed", "asyncio",
+                   "agentlab_instructor", "agentlab_magics.widgets", "agentlab_magics.notebook",
+                   "agentlab_magics.magics", "agentlab_magics.progress",
+                   "agentlab_magics.grading", "agentlab_magics.hub.plan",
+                   "agentlab_magics.bounded")
+
+
+def test_a_check_from_a_shell_loads_only_what_a_check_needs(tmp_path):
+    for lab_id in ("lesson1", "lesson6", "checkpoint-a"):
+        path = tmp_path / f"{lab_id}.py"
+        path.write_text(find_lab(lab_id).starter)
+        done = subprocess.run(
+            [sys.executable, "-c",
+             "import json, sys\nfrom agentlab_magics.cli import main\n"
+             f"code = main(['check', {lab_id!r}, '--harness', {str(path)!r}])\n"
+             "print(json.dumps([code, sorted(sys.modules)]))"],
+            capture_output=True, text=True, timeout=120)
+        code, modules = json.loads(done.stdout.splitlines()[-1])
+        assert code == 1, done.stdout  # the starter fails its check: the check did run
+        loaded = [name for name in modules
+                  if any(name == part or name.startswith(part + ".") for part in NOT_FOR_A_CHECK)]
+        assert loaded == [], lab_id

@@ -11,8 +11,6 @@ bool(), len(), `in` and [] however it likes, so it must never reach them.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from collections.abc import Awaitable
 from typing import Any
 
@@ -190,9 +188,13 @@ def _and(clauses: list[str]) -> str:
 
 
 def settle(value: Any) -> Any:
-    """value itself, or its result when it is awaitable, even inside a running event loop."""
+    """value itself, or its result when it is awaitable, even inside a running event loop.
+    asyncio is imported only here, for the harness that needs it: a check loads no more."""
     if not isinstance(value, Awaitable):
         return value
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
