@@ -204,9 +204,10 @@ def _asked(question: Question, answer: str | None, store: ProgressStore) -> Aske
 
 
 def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
-    """The map's stops, in course order (lessons 1-6, checkpoint A, the bounded unit), one per
-    assignment: its title, its labs (each with its state and its own tests passed of how many),
-    its questions (how many, answered, answered right) and its state (`page_state`)."""
+    """The map's stops, in course order (lessons 1-6, checkpoint A, lesson 7, the bounded
+    unit), one per assignment: its title, its labs (each with its state and its own tests
+    passed of how many), its questions (how many, answered, answered right) and its state
+    (`page_state`)."""
     from agentlab_magics.checking.runner import lab_tests
     from agentlab_magics.course.assignments import ASSIGNMENTS
     from agentlab_magics.progress.store import page_state

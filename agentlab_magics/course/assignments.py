@@ -264,6 +264,47 @@ records = demo.run()"""),
         ],
     ),
     Assignment(
+        id="lesson7", title="Lesson 7: show your work",
+        intro="Every run so far printed nothing until it was over, and a job that is working "
+              "looked just like one that had hung. `run_agent` now tells a listener each step "
+              "as it happens: the run's start and end, each turn, each message as it goes on "
+              "the record, and each tool call before and after it runs. Whoever listens must "
+              "never be able to break the run.",
+        demos=[
+            Demo(text="The finished loop of lesson 5 against a model that takes a second per "
+                      "call: nothing to see until the run is over.",
+                 code="""\
+import time
+from agentlab_magics.reference.loops import reference as lesson5_loop
+
+def slow(step):
+    def answer(request):
+        time.sleep(1)
+        return step
+    return answer
+
+notes = {"name": "notes", "description": "Read the notes.",
+         "parameters": {"type": "object", "properties": {}},
+         "execute": lambda arguments: "The port is 9090."}
+quiet = []
+started = time.monotonic()
+lesson5_loop(lab.ScriptedModel([slow(lab.reply(lab.call("notes"))),
+                                slow(lab.say("The port is 9090."))]),
+             "You are terse.", quiet, [notes], "What port?")
+print(f"{time.monotonic() - started:.1f} s of silence, then:", lab.shape(quiet))"""),
+        ],
+        parts=[Part(
+            lab="lesson7",
+            text="Write `emit(listener, event)` and `run_agent(..., listener=None)`: tell every "
+                 "step as it happens, end every run with exactly one `run_end`, and let no "
+                 "listener stop a run.",
+            groups=[Group(id="order", match="in_order|run_start|every_message|two_calls"
+                                             "|second_run"),
+                    Group(id="tools", match="tool_start|tool_that_raises"),
+                    Group(id="endings", match="failed_reply|max_turns|model_that_raises"
+                                              "|listener_that_fails|emit")])],
+    ),
+    Assignment(
         id="ch03-a", title="Chapter 3, unit A: admit the next model call",
         intro="Every model call costs money and time, so a bounded loop asks before each "
               "attempt whether it may begin: first the call count, then the estimated cost. "

@@ -1,11 +1,12 @@
 """The labs as data: what each asks the student to write, its tests, its files.
 
-Lab ids are lesson1 … lesson6, checkpoint-a and checkpoint-a-test; "lesson06", "6" and
+Lab ids are lesson1 … lesson7, checkpoint-a and checkpoint-a-test; "lesson06", "6" and
 "Lesson 6" name lesson6 too. An unknown id is an UnknownLab whose message lists them all.
 
 A harness lab builds on the lessons before it (`builds_on`): its file holds what they wrote,
 so their tests of the names its file still holds run with its own, under "Still holds from
-lesson N" (checking.runner), and never count towards its grade.
+lesson N" (checking.runner), and never count towards its grade. A checkpoint rebuilds what
+lessons wrote and adds nothing of its own, so no later lab builds on it.
 
 The student package holds each lab's starter only, as a file `agentlab course build` wrote
 (course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
@@ -72,6 +73,7 @@ PURPOSES = {
     "error_message": "builds a failed reply, with the reason in its own field",
     "context_for_model": "makes the request from the record, leaving out empty failed replies",
     "run_agent": "runs the loop, turn after turn, until a reply asks for nothing more",
+    "emit": "tells the listener one event, and never lets a failing listener stop the run",
     "truncate_head": "keeps the start of a text that fits the budget, whole lines only",
     "truncate_tail": "keeps the end of a text that fits the budget, whole lines only",
     "make_read_tool": "builds the read tool, with its budget and its notice",
@@ -95,6 +97,7 @@ LESSONS = [
                                          "make_write_tool", "make_bash_tool"]),
     ("checkpoint-a", "A", "Checkpoint A: the loop, from an empty gap",
      ["error_message", "context_for_model", "run_agent"]),
+    ("lesson7", "7", "07 Show your work", ["emit", "run_agent"]),
 ]
 
 
@@ -102,7 +105,8 @@ def _harness_labs() -> list[Lab]:
     return [Lab(id=lab_id, title=title, lesson=lesson, names=names,
                 purposes={name: PURPOSES[name] for name in names},
                 tests=f"agentlab_magics.course.labtests.{lab_id.replace('-', '_')}",
-                builds_on=[earlier[0] for earlier in LESSONS[:number]])
+                builds_on=[earlier[0] for earlier in LESSONS[:number]
+                           if not earlier[0].startswith("checkpoint")])
             for number, (lab_id, lesson, title, names) in enumerate(LESSONS)]
 
 
@@ -126,7 +130,10 @@ def labs() -> dict[str, Lab]:
     from agentlab_magics.course.bounded_labs import bounded_labs
     from agentlab_magics.course.test_lab import checkpoint_a_test
 
-    return {lab.id: lab for lab in [*_harness_labs(), checkpoint_a_test(), *bounded_labs()]}
+    harness = _harness_labs()
+    after = [lab.id for lab in harness].index("checkpoint-a") + 1  # its test lab follows it
+    return {lab.id: lab for lab in [*harness[:after], checkpoint_a_test(), *harness[after:],
+                                    *bounded_labs()]}
 
 
 def find_lab(lab_id: str) -> Lab:

@@ -203,7 +203,8 @@ def _predict(lab: str, id: str, prompt: str, options: list[tuple[str, bool, str]
                     options=[Option(text=t, correct=c, why=w) for t, c, w in options])
 
 
-# One prediction per lesson, asked before the demonstration that settles it.
+# The predictions, one per idea (a lesson has one or more), each asked before the
+# demonstration that settles it.
 PREDICTIONS = [
     _predict(
         "lesson1", "l1-two-calls",
@@ -290,6 +291,47 @@ PREDICTIONS = [
         "A cut result must say where it stopped and how to go on. With that one line the "
         "model pages on by itself."),
     _predict(
+        "lesson7", "l7-where",
+        "Your agent takes forty seconds and shows nothing. You add one print. Where does it "
+        "tell you the most while the run is still going?",
+        [("After run_agent returns, printing the record.", False,
+          "That is what you had already: nothing until the run is over."),
+         ("Right after each message goes on the record, inside the loop.", True,
+          "Each turn shows up as it happens, so a slow model call and a hung tool look "
+          "different."),
+         ("Inside the model, before each request is sent.", False,
+          "You would see each request go out, but not the tools that run between them, nor "
+          "when the run is over.")],
+        "Tell each step where it happens, in the loop, as a plain event: whoever listens can "
+        "print it, draw it or time it, and the loop stays the same."),
+    _predict(
+        "lesson7", "l7-run-end",
+        "A display shows a spinner from run_start until run_end. The provider's connection "
+        "drops in the middle of a run and run_agent raises. What does the display show?",
+        [("It stops: the exception ends everything.", False,
+          "Only if run_end is told however the run ends; a run_end after the loop is never "
+          "reached when it raises."),
+         ("The spinner turns for ever, unless run_end is told in a finally.", True,
+          "A listener only knows a run is over when it is told so, on every way out."),
+         ("An error message, from the listener.", False,
+          "The listener is told nothing about the exception unless run_agent tells it.")],
+        "End every run with exactly one run_end, with its reason, from a finally: a run that "
+        "raised must still say that it is over."),
+    _predict(
+        "lesson7", "l7-listener",
+        "The display's code has a bug and raises on the third event. What should happen to "
+        "the run?",
+        [("It stops, so the bug gets noticed.", False,
+          "Then watching a run can break it: the same job fails only when someone looks."),
+         ("It goes on exactly as it would with nobody watching.", True,
+          "The record, the calls and the result must not depend on who listens; emit drops "
+          "what a listener raises."),
+         ("It starts again without the listener.", False,
+          "The model calls and tools would run twice: that costs money and can repeat a "
+          "write.")],
+        "Catch what the listener raises in emit and go on: showing a run must never change "
+        "it."),
+    _predict(
         "ch03-a", "u3a-boundary",
         "Each model attempt is estimated at 2 cents against a budget of 6. Four cents are "
         "already charged. Is the next attempt admitted?",
@@ -317,8 +359,14 @@ PREDICTIONS = [
         "bounds attempts, not an invoice for successes."),
 ]
 
-QUESTIONS: dict[str, list[Question]] = {
-    "checkpoint-a": CHECKPOINT_A, **{question.lab: [question] for question in PREDICTIONS}}
+def _by_lab(questions: list[Question]) -> dict[str, list[Question]]:
+    grouped: dict[str, list[Question]] = {}
+    for question in questions:
+        grouped.setdefault(question.lab, []).append(question)
+    return grouped
+
+
+QUESTIONS: dict[str, list[Question]] = {"checkpoint-a": CHECKPOINT_A, **_by_lab(PREDICTIONS)}
 
 
 def questions_for(lab_id: str) -> list[Question]:

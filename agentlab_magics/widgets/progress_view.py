@@ -1,7 +1,7 @@
 """The progress map: the course as a path of stops, each with its state by colour and mark.
 
-One stop per page of the course (notebook.syllabus: lessons 1-6, checkpoint A, the bounded
-unit), showing its state, each lab's tests passed and its questions answered right; a page
+One stop per page of the course (notebook.syllabus: lessons 1-6, checkpoint A, lesson 7, the
+bounded unit), showing its state, each lab's tests passed and its questions answered right; a page
 without questions says nothing about questions. The map is static HTML and text only (a widget
 would add nothing: there is nothing to click), and every value is escaped.
 """

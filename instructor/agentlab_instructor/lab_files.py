@@ -31,13 +31,16 @@ CONTENTS: dict[str, tuple[list[str], list[str]]] = {
     "lesson2": (["tool_calls", "tool_specs"], []),
     "lesson3": (["run_agent@lesson3"], ["chat"]),
     "lesson4": (["str_arg", "int_arg", "run_tool", "run_agent@lesson4"], []),
-    "lesson5": (["error_message", "context_for_model", "run_agent"], []),
+    "lesson5": (["error_message", "context_for_model", "run_agent@lesson5"], []),
     "lesson6": (["MAX_LINES", "MAX_BYTES", "truncate_head", "truncate_tail", "make_read_tool",
                  "make_write_tool", "make_bash_tool"], []),
+    "lesson7": (["emit", "run_agent"], []),
 }
-# Checkpoint A's file is lesson 6's, with its own title and a note above the gaps.
-CHECKPOINT_A = ("checkpoint-a", "checkpoint A", "Rebuild the three names in the gaps. Nothing "
-                "here is new: the tests are those of lessons 3, 4 and 5.")
+# Checkpoint A's file is that of the lesson it follows (lesson 6), with its own title and a
+# note above the gaps.
+CHECKPOINT_A = ("checkpoint-a", "lesson6", "checkpoint A",
+                "Rebuild the three names in the gaps. Nothing here is new: the tests are those "
+                "of lessons 3, 4 and 5.")
 # The one-function labs: (starter, reference), both written by hand.
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "checkpoint-a-test": (functions.TEST_LAB_STARTER, functions.TEST_LAB_REFERENCE),
@@ -84,8 +87,10 @@ def _harness_files() -> dict[str, LabFiles]:
         for spec in added:
             contents[spec.partition("@")[0]] = _piece(spec)
         made[lab_id] = _lesson_files(find_lab(lab_id), _in_reference_order(contents))
-    lab_id, title, note = CHECKPOINT_A
-    made[lab_id] = _lesson_files(find_lab(lab_id), _in_reference_order(contents), title, note)
+        checkpoint, after, title, note = CHECKPOINT_A
+        if lab_id == after:
+            made[checkpoint] = _lesson_files(find_lab(checkpoint),
+                                             _in_reference_order(contents), title, note)
     return made
 
 

@@ -24,7 +24,7 @@ from tests.student_notebook import notebook_of
 NOTEBOOK = "progress.ipynb"
 LOAD, LESSON5, ANSWERS, SOLUTION, LESSON3, PROGRESS = range(6)
 PAGES = ["lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
-         "ch03-a", "ch03-b"]
+         "lesson7", "ch03-a", "ch03-b"]
 GREEN, PURPLE, AMBER = "rgb(26, 127, 55)", "rgb(130, 80, 223)", "rgb(191, 135, 0)"
 
 

@@ -590,15 +590,77 @@ LYING = [("returns what equals anything", "_anything", False),
 LIARS: list[Liar] = [
     Liar(f"{lab}: every function {how}", lab, lie, inside)
     for lab in ("lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
-                "checkpoint-a-test", "ch03-a", "ch03-a-transfer", "ch03-b")
+                "checkpoint-a-test", "lesson7", "ch03-a", "ch03-a-transfer", "ch03-b")
     for how, lie, inside in LYING]
+
+# lesson 7: the events
+MUTANTS += [
+    Mutant("the reply is told before it is on the record", "lesson7",
+           '            messages.append(reply)\n            emit(listener, {"type": "message", "message": reply})\n',
+           '            emit(listener, {"type": "message", "message": reply})\n            messages.append(reply)\n'),
+    Mutant("the prompt is not told", "lesson7",
+           '        messages.append(user_message(prompt))\n        emit(listener, {"type": "message", "message": messages[-1]})\n',
+           '        messages.append(user_message(prompt))\n'),
+    Mutant("run_start told after the prompt", "lesson7",
+           '    emit(listener, {"type": "run_start", "prompt": prompt})\n    reason = "raised"\n    try:\n        messages.append(user_message(prompt))\n        emit(listener, {"type": "message", "message": messages[-1]})\n',
+           '    reason = "raised"\n    try:\n        messages.append(user_message(prompt))\n        emit(listener, {"type": "message", "message": messages[-1]})\n        emit(listener, {"type": "run_start", "prompt": prompt})\n'),
+    Mutant("tool_start once the tool has run", "lesson7",
+           '                emit(listener, {"type": "tool_start", "turn": turn, "call": call})\n                result = run_tool(tools, call)\n',
+           '                result = run_tool(tools, call)\n                emit(listener, {"type": "tool_start", "turn": turn, "call": call})\n'),
+    Mutant("tool_end tells the call, not the result", "lesson7",
+           '"call": call, "result": result}', '"call": call, "result": call}'),
+    Mutant("the result is not told as a message", "lesson7",
+           '                emit(listener, {"type": "message", "message": result})\n', ''),
+    Mutant("turn_end only after a turn with calls", "lesson7",
+           '            emit(listener, {"type": "turn_end", "turn": turn})\n            if failed or not calls:',
+           '            if calls:\n                emit(listener, {"type": "turn_end", "turn": turn})\n            if failed or not calls:'),
+    Mutant("turns numbered from 0", "lesson7",
+           '            emit(listener, {"type": "turn_start", "turn": turn})\n',
+           '            emit(listener, {"type": "turn_start", "turn": turn - 1})\n'),
+    Mutant("the stop at max_turns is told as a turn", "lesson7",
+           '        while True:\n            turn += 1\n            if max_turns',
+           '        while True:\n            turn += 1\n            emit(listener, {"type": "turn_start", "turn": turn})\n            if max_turns'),
+    Mutant("a failed reply ends the run as done", "lesson7",
+           'reason = "failed" if failed else "done"', 'reason = "done"'),
+    Mutant("max_turns ends the run as done", "lesson7",
+           '                reason = "max_turns"\n', '                reason = "done"\n'),
+    Mutant("run_end is told only when the run returns", "lesson7",
+           '    finally:\n        emit(listener, {"type": "run_end", "reason": reason})',
+           '    finally:\n        if reason != "raised":\n            emit(listener, {"type": "run_end", "reason": reason})'),
+    Mutant("run_end is told on every path, twice on the way out", "lesson7",
+           '            if failed or not calls:\n                reason = "failed" if failed else "done"\n',
+           '            if failed or not calls:\n                reason = "failed" if failed else "done"\n                emit(listener, {"type": "run_end", "reason": reason})\n'),
+    Mutant("the exception is swallowed", "lesson7",
+           '    finally:\n        emit(listener, {"type": "run_end", "reason": reason})',
+           '    except Exception:\n        return error_message("the run raised")\n    finally:\n        emit(listener, {"type": "run_end", "reason": reason})'),
+    Mutant("a listener that raises stops the run", "lesson7",
+           "    try:\n        listener(event)\n    except Exception:\n        pass\n",
+           "    listener(event)\n"),
+    Mutant("emit tells the listener only the event's type", "lesson7",
+           "        listener(event)\n", "        listener(event[\"type\"])\n"),
+    Mutant("all the tool_starts, then all the tools", "lesson7",
+           '            for call in calls:\n                emit(listener, {"type": "tool_start", "turn": turn, "call": call})\n',
+           '            for call in calls:\n                emit(listener, {"type": "tool_start", "turn": turn, "call": call})\n            for call in calls:\n'),
+    Mutant("a failed tool is not ended", "lesson7",
+           '                emit(listener, {"type": "tool_end", "turn": turn, "call": call, "result": result})\n',
+           '                if not result["is_error"]:\n                    emit(listener, {"type": "tool_end", "turn": turn, "call": call, "result": result})\n'),
+    Mutant("each run retells the whole list", "lesson7",
+           '        messages.append(user_message(prompt))\n        emit(listener, {"type": "message", "message": messages[-1]})\n',
+           '        messages.append(user_message(prompt))\n        for message in messages:\n            emit(listener, {"type": "message", "message": message})\n'),
+    Mutant("turns counted over the whole list", "lesson7",
+           '            emit(listener, {"type": "turn_start", "turn": turn})\n',
+           '            emit(listener, {"type": "turn_start", "turn": sum(m["role"] == "assistant" for m in messages) + 1})\n'),
+    Mutant("the lesson-5 loop, with nobody told", "lesson7",
+           "def run_agent(model, system, messages, tools, prompt, *, max_turns=None, listener=None):",
+           "def run_agent(model, system, messages, tools, prompt, *, max_turns=None, listener=None):\n    listener = None"),
+]
 
 # Still holds: a later lesson's file keeps the loop an earlier lesson built, so breaking it there
 # fails the earlier lesson's tests, which the later lesson's check runs too
 MUTANTS += [
     Mutant(f"{lab_id}: only the first call is answered", lab_id,
            "        for call in calls:\n", "        for call in calls[:1]:\n")
-    for lab_id in ("lesson5", "lesson6")]
+    for lab_id in ("lesson5", "lesson6", "lesson7")]
 
 # runaway loops (checking/caps.py): the check stops them with a sentence, within the time limit
 RUNAWAY = [Mutant("a failed reply is retried with continue", "lesson5",

@@ -17,7 +17,7 @@ from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from agentlab_magics.widgets.solution_view import SolutionView
 
 PAGES = ["lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
-         "ch03-a", "ch03-b"]
+         "lesson7", "ch03-a", "ch03-b"]
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""harness.py as it stands at the end of lesson 6: messages, tools, and the loop.
+"""harness.py as it stands at the end of lesson 7: messages, tools, and a loop that shows its
+work.
 
 The reference the course's tests are measured against. Each region is what a group of
 lessons adds; the course cuts its starters out of this file, so it stays self-contained.
@@ -226,29 +227,64 @@ def make_bash_tool(shell, max_lines=MAX_LINES, max_bytes=MAX_BYTES):
 # == 3 loop ==
 # The code that talks to the model. The model remembers nothing between calls.
 
-def run_agent(model, system, messages, tools, prompt, *, max_turns=None):
+def emit(listener, event):
+    """Tell `listener` one event, a plain dict, if there is a listener.
+
+    Whoever watches a run must never break it: an exception the listener raises is dropped,
+    and the run goes on exactly as it would with nobody watching.
+    """
+    if listener is None:
+        return
+    try:
+        listener(event)
+    except Exception:
+        pass
+
+
+def run_agent(model, system, messages, tools, prompt, *, max_turns=None, listener=None):
     """Add `prompt` to the caller's `messages` and run turns until a reply asks for nothing.
 
     Everything that happens is appended to `messages` itself. A run ends on a reply with no
     calls, on a failed reply (kept, not raised), or when max_turns model calls have been
     made, with an in-band error reply that costs no model call. Returns the last reply.
+
+    Each step is told to `listener` as it happens: run_start first; a message event right
+    after each message goes on the record; per model call turn_start, then the reply, then
+    tool_start and tool_end around each call, then turn_end; and run_end last, exactly once,
+    however the run ends, with its reason: "done", "failed", "max_turns" or "raised".
     """
-    messages.append(user_message(prompt))
-    turn = 0
-    while True:
-        turn += 1
-        if max_turns is not None and turn > max_turns:
-            reply = error_message(f"Agent stopped after max_turns={max_turns}")
-        else:
+    emit(listener, {"type": "run_start", "prompt": prompt})
+    reason = "raised"
+    try:
+        messages.append(user_message(prompt))
+        emit(listener, {"type": "message", "message": messages[-1]})
+        turn = 0
+        while True:
+            turn += 1
+            if max_turns is not None and turn > max_turns:
+                reply = error_message(f"Agent stopped after max_turns={max_turns}")
+                messages.append(reply)
+                emit(listener, {"type": "message", "message": reply})
+                reason = "max_turns"
+                return reply
+            emit(listener, {"type": "turn_start", "turn": turn})
             reply = model.complete(system, context_for_model(messages), tool_specs(tools))
-        messages.append(reply)
-        if reply["stop_reason"] == "error":
-            return reply
-        calls = tool_calls(reply)
-        if not calls:
-            return reply
-        for call in calls:
-            messages.append(run_tool(tools, call))
+            messages.append(reply)
+            emit(listener, {"type": "message", "message": reply})
+            failed = reply["stop_reason"] == "error"
+            calls = [] if failed else tool_calls(reply)  # a failed reply's calls are not run
+            for call in calls:
+                emit(listener, {"type": "tool_start", "turn": turn, "call": call})
+                result = run_tool(tools, call)
+                messages.append(result)
+                emit(listener, {"type": "tool_end", "turn": turn, "call": call, "result": result})
+                emit(listener, {"type": "message", "message": result})
+            emit(listener, {"type": "turn_end", "turn": turn})
+            if failed or not calls:
+                reason = "failed" if failed else "done"
+                return reply
+    finally:
+        emit(listener, {"type": "run_end", "reason": reason})
 
 
 def context_for_model(messages):

@@ -1,0 +1,223 @@
+"""Lesson 7, show your work: run_agent tells a listener every step of a run as it happens.
+
+The events, each a plain dict with a "type", in the order a run makes them:
+- {"type": "run_start", "prompt": ...} first;
+- {"type": "message", "message": ...} right after each message goes on the record;
+- per model call: {"type": "turn_start", "turn": n}, the reply's message event, then per call
+  {"type": "tool_start", "turn": n, "call": ...} before the tool runs and
+  {"type": "tool_end", "turn": n, "call": ..., "result": ...} once its result is on the record
+  (then the result's message event), and {"type": "turn_end", "turn": n};
+- {"type": "run_end", "reason": ...} last, exactly once, however the run ends: "done",
+  "failed", "max_turns" or "raised".
+"""
+
+from agentlab_magics import lab
+from agentlab_magics.course.labtests.kit import (
+    agent, exact, files_tool, gave, plain, run, said)
+
+CONFIG = {"config.py": "PORT = 9090\n"}
+READ = lab.call("read", {"path": "config.py"})
+ANSWER = lab.say("The port is 9090.")
+
+
+class Watcher:
+    """A listener that keeps each event with the length of the record when it was told.
+    The events are the student's values: they are proven plain before anything reads them."""
+
+    def __init__(self, messages: list) -> None:
+        self.messages = messages
+        self.told: list[tuple[object, int]] = []
+
+    def __call__(self, event: object) -> None:
+        self.told.append((event, len(self.messages)))
+
+    def events(self) -> list:
+        return plain([event for event, _ in self.told], "the events run_agent told")
+
+    def kinds(self) -> list:
+        """Each event's type, with its turn number where it has one: "turn_start 1"."""
+        return [_kind(event) for event in self.events()]
+
+
+def _kind(event: object) -> object:
+    """An event proven plain, shortened for a comparison: its type, and its turn if it has one."""
+    if type(event) is not dict:
+        return f"<{type(event).__name__}>"
+    turn = event.get("turn")
+    return f"{event.get('type')} {turn}" if turn is not None else event.get("type")
+
+
+def parted(kinds: list, expected: list) -> str:
+    """Where the events told (as `Watcher.kinds` gives them) first depart from `expected`."""
+    for number, (told, wanted) in enumerate(zip(kinds, expected), start=1):
+        if told != wanted:
+            return f"event {number} was {told!r} where {wanted!r} belongs"
+    if len(kinds) < len(expected):
+        return f"it told {len(kinds)} events and stopped before {expected[len(kinds)]!r}"
+    return f"after {expected[-1]!r} it told {kinds[len(expected)]!r} too"
+
+
+def of_type(events: list, kind: str) -> list:
+    """The events, proven plain, that are dicts of type `kind`."""
+    return [event for event in events if type(event) is dict and event.get("type") == kind]
+
+
+def watched(harness, steps, *, tools=None, record=None, **options):
+    """One run with a Watcher listening: (model, messages, final, watcher)."""
+    messages: list = []
+    watcher = Watcher(messages)
+    model, messages, final = run(harness, steps, tools=tools, messages=messages, record=record,
+                                 listener=watcher, **options)
+    return model, messages, final, watcher
+
+
+def test_two_turns_tell_their_events_in_order(harness, record):
+    """A run that reads one file then answers tells run_start, each turn's events and run_end, in order."""
+    model, messages, _, watcher = watched(harness, [lab.reply(READ), ANSWER],
+                                          tools=[files_tool(CONFIG)], record=record)
+    expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
+                "message", "turn_end 1", "turn_start 2", "message", "turn_end 2", "run_end"]
+    kinds = watcher.kinds()
+    assert exact(kinds, expected, "the events' types"), (
+        f"In a run of {said(model, messages)}, {parted(kinds, expected)}.")
+
+
+def test_run_start_names_the_prompt_and_run_end_says_done(harness, record):
+    """run_start carries the prompt; a run that ends on an answer ends on one run_end, reason "done"."""
+    _, _, _, watcher = watched(harness, [ANSWER], record=record)
+    events = watcher.events()
+    first, last = {"type": "run_start", "prompt": "Find the port."}, {"type": "run_end",
+                                                                       "reason": "done"}
+    assert exact(events[:1], [first], "the first event") and exact(
+            events[-1:], [last], "the last event"), (
+        f"The run's first and last events were {gave(events[:1] + events[-1:], [first, last])}.")
+    assert [_kind(event) for event in events].count("run_end") == 1, (
+        "run_end was told more than once: tell it exactly once, when the run is over.")
+
+
+def test_every_message_is_told_once_as_it_goes_on_the_record(harness, record):
+    """Each message the run adds is told once, in record order, right after it is on the record."""
+    _, messages, _, watcher = watched(harness, [lab.reply(READ), ANSWER],
+                                      tools=[files_tool(CONFIG)], record=record)
+    told = [(event.get("message"), length)
+            for event, (_, length) in zip(watcher.events(), watcher.told)
+            if _kind(event) == "message"]
+    assert exact([message for message, _ in told], messages, "the messages the events told"), (
+        f"The message events told {len(told)} messages; the record is {lab.show(messages)}: "
+        "tell each message once, as it is added.")
+    assert [length for _, length in told] == list(range(1, len(messages) + 1)), (
+        "A message event was told before its message was on the record (or long after): append "
+        "the message, then tell it.")
+
+
+def test_tool_start_comes_before_the_tool_runs_and_tool_end_has_its_result(harness, record):
+    """tool_start is told before the tool runs; tool_end carries the call and the result the record got."""
+    messages: list = []
+    watcher = Watcher(messages)
+    told_when_it_ran = []  # how many events were told when the tool ran, read off later
+    tool = files_tool(CONFIG)
+    reading = tool["execute"]
+
+    def execute(arguments):
+        told_when_it_ran.append(len(watcher.told))
+        return reading(arguments)
+
+    tool["execute"] = execute
+    model, messages, _ = run(harness, [lab.reply(READ), ANSWER], tools=[tool], messages=messages,
+                             record=record, listener=watcher)
+    kinds, events = watcher.kinds(), watcher.events()
+    before = kinds[:told_when_it_ran[0]] if told_when_it_ran else kinds
+    assert before[-1:] == ["tool_start 1"], (
+        f"When the tool ran, the last event told was {before[-1:] or 'none'}: tell tool_start "
+        "right before the tool runs.")
+    assert lab.shape(messages) == "U A[c1] R(c1) A", (
+        f"The run made {said(model, messages)}; expected one read, then the answer.")
+    ends = of_type(events, "tool_end")
+    expected = {"type": "tool_end", "turn": 1, "call": messages[1]["content"][0],
+                "result": messages[2]}
+    assert exact(ends, [expected], "the tool_end events"), (
+        f"The run ({said(model, messages)}) told tool_end as {gave(ends, [expected])}.")
+
+
+def test_a_failed_reply_ends_the_turn_then_the_run_as_failed(harness, record):
+    """The provider fails: the failed reply is told, its turn ends, and run_end says "failed"."""
+    _, _, _, watcher = watched(harness, [lab.fail("503 overloaded")], record=record)
+    expected = ["run_start", "message", "turn_start 1", "message", "turn_end 1", "run_end"]
+    kinds = watcher.kinds()
+    assert exact(kinds, expected, "the events' types"), f"After a 503, {parted(kinds, expected)}."
+    assert exact(watcher.events()[-1], {"type": "run_end", "reason": "failed"}, "the last event"), (
+        f"After a 503 the run ended on {watcher.events()[-1]}: the reason is 'failed'.")
+
+
+def test_max_turns_tells_no_turn_for_the_call_it_does_not_make(harness, record):
+    """max_turns=1: one turn is told, the stop's reply is told as a message, and run_end says "max_turns"."""
+    model, messages, _, watcher = watched(harness, [lab.stuck(READ)],
+                                          tools=[files_tool(CONFIG)], record=record, max_turns=1)
+    expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
+                "message", "turn_end 1", "message", "run_end"]
+    kinds = watcher.kinds()
+    assert exact(kinds, expected, "the events' types"), (
+        f"With max_turns=1 ({said(model, messages)}), {parted(kinds, expected)}: the stop is "
+        "not a turn, it calls no model.")
+    assert exact(watcher.events()[-1], {"type": "run_end", "reason": "max_turns"},
+                 "the last event"), (
+        f"With max_turns=1 the run ended on {watcher.events()[-1]}: the reason is 'max_turns'.")
+
+
+def test_a_model_that_raises_still_ends_the_run(harness, record):
+    """The connection drops: run_end (reason "raised") is still told, the error reaches the caller, the list runs again."""
+    def dropped(request):
+        raise ConnectionError("connection reset by peer")
+
+    messages: list = []
+    watcher = Watcher(messages)
+    model = lab.ScriptedModel([dropped, ANSWER])
+    record(messages, model)
+    try:
+        harness.run_agent(model, "You are a careful test.", messages, [], "Find the port.",
+                          listener=watcher)
+    except ConnectionError:
+        raised = True
+    else:
+        raised = False
+    events = watcher.events()
+    assert raised, ("The model raised ConnectionError, but run_agent did not let it reach "
+                    "the caller.")
+    assert exact(events[-1:], [{"type": "run_end", "reason": "raised"}], "the last event"), (
+        f"When the model raised, the last event told was {watcher.kinds()[-1:] or 'none'}: tell "
+        "run_end (reason 'raised') even when the run ends on an exception.")
+    final = agent(harness, model, messages, [], "Try again.")
+    assert exact(final, ANSWER, "what the second run returned"), (
+        f"After the dropped connection, a second run on the same list returned "
+        f"{gave(final, ANSWER)}.")
+
+
+def test_a_listener_that_fails_does_not_stop_the_run(harness, record):
+    """A listener that raises on every event changes nothing: the run and its record are as with no listener."""
+    def broken(event):
+        raise RuntimeError("the display crashed")
+
+    steps = [lab.reply(READ), ANSWER]
+    alone = run(harness, list(steps), tools=[files_tool(CONFIG)])
+    try:
+        watched_run = run(harness, list(steps), tools=[files_tool(CONFIG)], record=record,
+                          listener=broken)
+    except RuntimeError:
+        raise AssertionError("The listener raised and the run stopped: catch what the listener "
+                             "raises in emit, and go on.") from None
+    assert exact(watched_run[1], alone[1], "the record with a failing listener") and exact(
+            watched_run[2], alone[2], "what run_agent returned"), (
+        f"With a failing listener the record was {lab.show(watched_run[1])}; with none it is "
+        f"{lab.show(alone[1])}.")
+
+
+def test_emit_tells_the_listener_the_event(harness):
+    """emit(None, event) does nothing and returns None; emit(listener, event) tells the listener that event, once."""
+    heard = []
+    event = {"type": "turn_start", "turn": 1}
+    quiet = harness.emit(None, dict(event))
+    told = harness.emit(heard.append, dict(event))
+    assert quiet is None and told is None, (
+        "emit returned something: it only tells the listener, and returns None.")
+    assert exact(heard, [event], "what the listener was told"), (
+        f"emit told the listener {gave(heard, [event])}: call the listener once, with the event.")
