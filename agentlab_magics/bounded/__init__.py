@@ -1,5 +1,5 @@
 """The bounded agent loop unit: admission under call and cost limits, a strict tool dispatcher,
-scripted and live models, and the unit's evidence files.
+scripted, live and replayed models, and the unit's evidence files.
 
 Importing this package loads neither ``openai`` nor the shop; ``agentlab_magics.bounded.shop``
 and ``agentlab_magics.bounded.chapter3`` are imported when needed.
@@ -35,6 +35,13 @@ from agentlab_magics.bounded.models import (
     ScriptedModel,
     ScriptedTurn,
     scripted_turn,
+)
+from agentlab_magics.bounded.replay import (
+    Recording,
+    RecordingModel,
+    RecordingProblem,
+    ReplayModel,
+    load_recording,
 )
 from agentlab_magics.bounded.status import (
     COMPLETED,
@@ -75,6 +82,10 @@ __all__ = [
     "ModelError",
     "ModelTurn",
     "OpenAIModel",
+    "Recording",
+    "RecordingModel",
+    "RecordingProblem",
+    "ReplayModel",
     "ScriptedModel",
     "ScriptedTurn",
     "ToolCall",
@@ -83,6 +94,7 @@ __all__ = [
     "describe",
     "load_handoff",
     "load_llm_lab_report",
+    "load_recording",
     "load_submission",
     "resolve_api_key",
     "run_loop",

@@ -3,8 +3,8 @@
 The ``openai`` package is optional and imported only when a live model is built. Every
 provider failure (an HTTP error status, a timeout, a refused connection, a body that is not
 a chat completion) becomes ``ModelError``, so the loop ends ``MODEL_FAILED`` with the attempt
-charged. ``build_model`` falls back to the scripted turns, and records why, when no key or no
-``openai`` package is available.
+charged. ``build_model`` falls back to a recorded run replayed (bounded.replay), or to the
+scripted turns, and records why, when no key or no ``openai`` package is available.
 """
 
 import json
@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, NonNegativeInt, ValidationError
 
 from agentlab_magics.bounded.dispatch import ToolCall
 from agentlab_magics.bounded.models import ModelError, ModelTurn, ScriptedModel, ScriptedTurn
+from agentlab_magics.bounded.replay import Recording, ReplayModel, load_recording
 
 DEFAULT_MODEL = "gpt-5.1"
 API_KEY_NAME = "OPENAI_API_KEY"
@@ -133,22 +134,31 @@ def _colab_secret(name: str) -> str | None:
 
 
 def build_model(
-    turns: Iterable[ScriptedTurn], model: str = DEFAULT_MODEL
-) -> OpenAIModel | ScriptedModel:
-    """The live model when a key and the openai package are present, else the scripted turns.
+    turns: Iterable[ScriptedTurn], model: str = DEFAULT_MODEL, *,
+    recording: Recording | str | os.PathLike[str] | None = None,
+) -> OpenAIModel | ScriptedModel | ReplayModel:
+    """The live model when a key and the openai package are present; else the recorded run
+    (`recording`, a Recording or its file) replayed when one is given, else the scripted turns.
 
-    A scripted stand-in carries the reason in ``.reason``; its ``.source`` is "scripted".
+    A stand-in carries the reason in ``.reason``, saying what it replays; its ``.source`` is
+    "replay" or "scripted".
     """
     api_key = resolve_api_key()
     if api_key is None:
-        return ScriptedModel(turns, reason=f"no {API_KEY_NAME} in Colab secrets or the environment")
+        return _stand_in(turns, recording,
+                         f"no {API_KEY_NAME} in Colab secrets or the environment")
     try:
         return OpenAIModel(model, api_key)
     except ImportError:
-        return ScriptedModel(
-            turns,
-            reason=(
-                f"{API_KEY_NAME} is set but the openai package is not installed "
-                "(pip install openai)"
-            ),
-        )
+        return _stand_in(turns, recording, f"{API_KEY_NAME} is set but the openai package is "
+                                           "not installed (pip install openai)")
+
+
+def _stand_in(turns: Iterable[ScriptedTurn], recording: Recording | str | os.PathLike[str] | None,
+              why: str) -> ScriptedModel | ReplayModel:
+    if recording is None:
+        return ScriptedModel(turns, reason=why)
+    if not isinstance(recording, Recording):
+        recording = load_recording(recording)
+    return ReplayModel(recording, reason=f"{why}: replaying a recorded run of "
+                                         f"{len(recording.calls)} model calls")
