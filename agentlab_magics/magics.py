@@ -96,22 +96,25 @@ QUESTION.add_argument("id")
 QUESTION.add_argument("--answer")
 QUESTION.add_argument("--static", action="store_true")
 
-TRANSCRIPT_USAGE = "Usage: %transcript EXPR [--request] [--static]"
+TRANSCRIPT_USAGE = "Usage: %transcript EXPR [--request] [--static] [--diff [EXPR]]"
 TRANSCRIPT_FLAG = re.compile(r"(?<!\S)--(request|static)(?!\S)")
+DIFF = re.compile(r"(?<!\S)--diff(?!\S)")
 OTHER_OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w-]*")
 
 
-def transcript_args(line: str) -> tuple[str, set[str]]:
-    """The Python expression (exactly as written: its quotes are Python's, not a shell's) and
-    the flags given; UsageError for no expression or an option %transcript does not have."""
+def transcript_args(line: str) -> tuple[str, set[str], str | None]:
+    """The Python expression (exactly as written: its quotes are Python's, not a shell's), the
+    flags given, and what --diff compares it with: an expression, "" for its own request, or
+    None without --diff; UsageError for no expression or an option %transcript does not have."""
     flags = set(TRANSCRIPT_FLAG.findall(line))
-    expression = TRANSCRIPT_FLAG.sub(" ", line).strip()
-    unknown = OTHER_OPTION.search(expression)
+    rest = TRANSCRIPT_FLAG.sub(" ", line)
+    unknown = OTHER_OPTION.search(DIFF.sub(" ", rest))
     if unknown:
         raise UsageError(f"%transcript: there is no option {unknown.group()}. {TRANSCRIPT_USAGE}")
+    expression, *other = (part.strip() for part in DIFF.split(rest, maxsplit=1))
     if not expression:
         raise UsageError(f"%transcript: give the messages to draw. {TRANSCRIPT_USAGE}")
-    return expression, flags
+    return expression, flags, other[0] if other else None
 
 
 PROGRESS_USAGE = "Usage: %progress, %progress export FILE, or %progress import FILE."
@@ -181,20 +184,33 @@ class AgentLabMagics(Magics):
 
     @line_magic
     def transcript(self, line: str):
-        """%transcript EXPR [--request] [--static]: draw a list of messages, or a request."""
+        """%transcript EXPR [--request] [--static] [--diff [EXPR]]: draw a list of messages, or
+        a request; with --diff, beside another run (or, with no EXPR after it, its request)."""
         try:
-            expression, flags = transcript_args(line)
+            expression, flags, other = transcript_args(line)
         except UsageError as exc:
             self._say(str(exc))
             return
-        try:
-            source = eval(expression, self.shell.user_ns)
-        except Exception as exc:
-            self._say(f"%transcript could not evaluate {expression!r}: {type(exc).__name__}: {exc}")
+        sources = []
+        for written in filter(None, (expression, other)):
+            try:
+                sources.append(eval(written, self.shell.user_ns))
+            except Exception as exc:
+                self._say(f"%transcript could not evaluate {written!r}: "
+                          f"{type(exc).__name__}: {exc}")
+                return
+        if other is not None:
+            from agentlab_magics import notebook
+
+            shown = notebook.run_diff(sources, (expression, other))
+            if isinstance(shown, str):
+                self._say(shown)
+            else:
+                display(shown)
             return
         from agentlab_magics.widgets import Transcript
 
-        display(Transcript(source, static="static" in flags,
+        display(Transcript(sources[0], static="static" in flags,
                            view="request" if "request" in flags else "record"))
 
     @line_magic

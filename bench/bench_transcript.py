@@ -15,10 +15,12 @@ BROWSER_LINES lines), median of BROWSER_REPEAT runs of each cell:
   and the bytes the page received over its websockets in between;
 - print: a cell that prints the same messages as JSON, from Shift+Enter to the text drawn;
 - end: scrolling the widget to its end, until the last row is drawn (fetched from the kernel).
+`diff`: for the same sizes, two records of one run with one result changed in the middle:
+`%transcript A --diff B`'s diff made, and made and drawn, against json.dumps of both.
 Prints tables and the issue's goals beside them; asserts nothing.
 
-    .venv/bin/python bench/bench_transcript.py            # both
-    .venv/bin/python bench/bench_transcript.py browser    # or python
+    .venv/bin/python bench/bench_transcript.py            # all three
+    .venv/bin/python bench/bench_transcript.py browser    # or python, or diff
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from typing import Any, Callable
 from ipywidgets.widgets.widget import _remove_buffers
 
 from agentlab_magics import lab
-from agentlab_magics.widgets.transcript_feed import TranscriptFeed
+from agentlab_magics.widgets.run_diff import RunDiff, diff_data
 from agentlab_magics.widgets.transcript import Transcript
+from agentlab_magics.widgets.transcript_feed import TranscriptFeed
 
 SIZES = (10, 1_000, 10_000)
 REPEAT = 3
@@ -263,9 +266,37 @@ def browser_table() -> None:
           " <= 100 ms, kernel and bytes flat.")
 
 
+def diff_table() -> None:
+    """Two records of the same run, one with a result changed in the middle: the diff made
+    and drawn (HTML and text), against json.dumps of both records in the same process."""
+    print(f"{'messages':>9} {'json.dumps':>11} {'diff':>9} {'x base':>7} {'drawn':>9} "
+          f"{'x base':>7}  parts at")
+    for size in SIZES:
+        left = run(size)
+        right = [dict(message) for message in left]
+        middle = next(index for index in range(size // 2, size)
+                      if right[index]["role"] == "toolResult")
+        right[middle] = {**right[middle], "content": "changed"}
+        base_time, _ = best(lambda: (json.dumps(left), json.dumps(right)))
+        diff_time, data = best(lambda: diff_data(left, right, ("before", "after")))
+        def drawn() -> tuple[str, str]:
+            view = RunDiff(left, right)
+            return view.to_html(), view.to_text()
+
+        drawn_time, _ = best(drawn)
+        print(f"{size:>9,} {base_time * 1000:>9.1f}ms {diff_time * 1000:>7.1f}ms "
+              f"{diff_time / base_time:>6.1f}x {drawn_time * 1000:>7.1f}ms "
+              f"{drawn_time / base_time:>6.1f}x  turn {data['parted']:,}")
+    print("diff: two records aligned by turn; drawn: the diff made and drawn as HTML and as "
+          "text.\ngoal: two 10,000-message records under 1 s in Python.")
+
+
 def main(parts: list[str]) -> None:
     if "python" in parts or not parts:
         python_table()
+    if "diff" in parts or not parts:
+        print()
+        diff_table()
     if "browser" in parts or not parts:
         print()
         browser_table()

@@ -1,0 +1,230 @@
+"""Two runs side by side, aligned by turn, with what differs marked: `%transcript A --diff B`.
+
+A run's record is cut into turns: a user message is a turn of its own, and an assistant
+message starts a turn that holds the tool results after it. Turn n of one run is set beside
+turn n of the other and is "same" (the very same messages), "words" (the same shape of
+messages, other words, ids or arguments), "shape" (other messages: a result missing, a call
+more, a failure), or on one side only. The runs part at their first turn that is not the same.
+
+The diff is made once, in one pass over both records, and drawn as static HTML and as text:
+long stretches of same turns fold into one line, and at most DRAWN_TURNS turns are drawn.
+Everything shown comes from the records and is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+
+from agentlab_magics.lab.views import shape, show
+from agentlab_magics.widgets.rendering import MARK, style
+from agentlab_magics.widgets.transcript_data import Judgement, messages_of
+
+DRAWN_TURNS = 300  # turns drawn at most; the rest are counted
+FOLD = 3           # a stretch of more same turns than this folds into one line
+LINE_CAP = 300     # characters of one message's line
+STATES = ("same", "words", "shape", "left only", "right only")
+MARKS = {"same": "=", "words": "~", "shape": "≠", "left only": "<", "right only": ">"}
+LEGEND = ("= the same messages · ~ the same kind, other words · ≠ different messages · "
+          "< or > on one side only")
+WHAT = {"words": "the same kind of messages, with other words, ids or arguments",
+        "shape": "{left} and {right} hold different messages there",
+        "left only": "{left} goes on where {right} has ended",
+        "right only": "{right} goes on where {left} has ended"}
+
+
+def turns(messages: list) -> list[list[int]]:
+    """The record's turns, as lists of message indices: a user message alone, an assistant
+    message with the tool results that follow it (and anything else up to the next turn)."""
+    found: list[list[int]] = []
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role in ("user", "assistant") or not found:
+            found.append([index])
+        else:
+            found[-1].append(index)
+    return found
+
+
+def diff_data(left: Any, right: Any, names: tuple[str, str] = ("left", "right")) -> dict:
+    """The two runs turn by turn: each turn's state and message indices on both sides, the
+    turn they part at (None when they never do) and a sentence saying so."""
+    sides = [messages_of(left), messages_of(right)]
+    if not all(type(side) is list for side in sides):
+        raise TypeError("Give two lists of messages (or lab Requests) to compare.")
+    cut = [turns(side) for side in sides]
+    rows = []
+    for number in range(1, max(map(len, cut)) + 1):
+        pair = [found[number - 1] if number <= len(found) else None for found in cut]
+        rows.append({"turn": number, "left": pair[0], "right": pair[1],
+                     "state": _state(sides, pair)})
+    parted = next((row["turn"] for row in rows if row["state"] != "same"), None)
+    return {"names": list(names), "totals": [len(side) for side in sides], "rows": rows,
+            "parted": parted, "summary": _summary(names, sides, rows, parted)}
+
+
+def record_and_request(source: Any) -> list:
+    """The request context_for_model computes from the record `source`: the kept messages."""
+    judgement = Judgement(source, view="record")
+    return [message for message, kept in zip(judgement.messages, judgement.kept) if kept]
+
+
+def _state(sides: list[list], pair: list[list[int] | None]) -> str:
+    if pair[1] is None:
+        return "left only"
+    if pair[0] is None:
+        return "right only"
+    chosen = [[side[index] for index in indices] for side, indices in zip(sides, pair)]
+    if _same(chosen[0], chosen[1]):
+        return "same"
+    return "words" if _structure(chosen[0]) == _structure(chosen[1]) else "shape"
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal, with the very same types at every depth (1 is not True, nor "1"); what is not
+    plain data is the same only as itself, so no == of a stranger's decides it."""
+    if type(one) is not type(other):
+        return False
+    if type(one) is dict:
+        return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
+    if type(one) in (list, tuple):
+        return len(one) == len(other) and all(map(_same, one, other))
+    if type(one) in (str, int, float, bool, type(None)):
+        return one == other
+    return one is other
+
+
+def _structure(messages: list) -> str:
+    """The turn's shape without its ids: "A[2] R R", where the shape says "A[c1,c2] R(c1) R(c2)"."""
+    tokens = shape(messages).split(" ")
+    return " ".join(re.sub(r"\[([^\]]*)\]", lambda ids: f"[{ids.group(1).count(',') + 1}]",
+                           re.sub(r"^R\(.*\)$", "R", token)) for token in tokens)
+
+
+def _summary(names: tuple[str, str], sides: list[list], rows: list[dict],
+             parted: int | None) -> str:
+    counts = f"{names[0]}: {_messages(len(sides[0]))}, {names[1]}: {_messages(len(sides[1]))}"
+    if parted is None:
+        return f"The runs are the same, turn for turn ({counts})."
+    state = rows[parted - 1]["state"]
+    what = WHAT[state].format(left=names[0], right=names[1])
+    differing = sum(row["state"] != "same" for row in rows)
+    return (f"The runs part at turn {parted:,}: {what} ({counts}; "
+            f"{differing:,} of {len(rows):,} turns differ).")
+
+
+def _messages(count: int) -> str:
+    return f"{count:,} message{'s' * (count != 1)}"
+
+
+def drawn(data: dict) -> list[dict | tuple[str, int]]:
+    """The rows a rendering draws, in order: long stretches of same turns folded into
+    ("same", how many), and after DRAWN_TURNS rows ("more", how many are left)."""
+    out: list[dict | tuple[str, int]] = []
+    rows, shown = data["rows"], 0
+    start = 0
+    while start < len(rows):
+        stop = start
+        while stop < len(rows) and rows[stop]["state"] == "same":
+            stop += 1
+        if stop - start > FOLD:
+            out.extend([rows[start], ("same", stop - start - 2), rows[stop - 1]])
+            shown += 2
+        else:
+            out.extend(rows[start:stop])
+            shown += stop - start
+        if stop < len(rows):
+            if shown >= DRAWN_TURNS:
+                out.append(("more", len(rows) - stop))
+                return out
+            out.append(rows[stop])
+            shown += 1
+        start = stop + 1
+    return out
+
+
+class RunDiff:
+    """Two runs drawn side by side as static HTML, and as text where there is no page."""
+
+    def __init__(self, left: Any, right: Any, names: tuple[str, str] = ("left", "right")) -> None:
+        self._sides = [messages_of(left), messages_of(right)]
+        self.data = diff_data(left, right, names)
+
+    def to_html(self) -> str:
+        return style() + diff_fragment(self.data, self._sides)
+
+    def to_text(self) -> str:
+        return diff_text(self.data, self._sides)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        return ({"text/html": self.to_html(), "text/plain": self.to_text()},
+                {MARK: {"view": "diff"}})
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def diff_fragment(data: dict, sides: list[list]) -> str:
+    """The diff as an HTML table, one row per turn, without a stylesheet."""
+    left, right = (escape(name) for name in data["names"])
+    parts = ['<div class="al-transcript al-diff al-static">', '<div class="al-head">',
+             f'<span class="al-title">{left} beside {right}</span></div>',
+             f'<p class="al-verdict {"al-ok" if data["parted"] is None else "al-bad"}">'
+             f'{escape(data["summary"])}</p>',
+             f'<p class="al-legend">{escape(LEGEND)}</p>',
+             '<table class="al-diff-table"><thead><tr><th>turn</th>'
+             f'<th>{left}</th><th>{right}</th></tr></thead><tbody>']
+    for row in drawn(data):
+        if isinstance(row, tuple):
+            kind, count = row
+            said = (f"{count:,} same turn{'s' * (count != 1)}" if kind == "same"
+                    else f"{count:,} more turn{'s' * (count != 1)} not drawn")
+            parts.append(f'<tr class="al-fold"><td colspan="3">… {said}</td></tr>')
+            continue
+        state = row["state"]
+        classes = f'al-turn al-state-{state.replace(" ", "-")}'
+        tag = ""
+        if row["turn"] == data["parted"]:
+            classes += " al-parts"
+            tag = '<span class="al-tag al-parts-tag">parts here</span>'
+        parts.append(f'<tr class="{classes}" data-turn="{row["turn"]}">'
+                     f'<td class="al-turn-number">{row["turn"]:,} {MARKS[state]}{tag}</td>'
+                     f'{_cell(sides[0], row["left"])}{_cell(sides[1], row["right"])}</tr>')
+    parts.append("</tbody></table></div>")
+    return "".join(parts)
+
+
+def _cell(messages: list, indices: list[int] | None) -> str:
+    if indices is None:
+        return '<td class="al-absent">—</td>'
+    lines = "\n".join(_line(messages, index) for index in indices)
+    return f'<td><pre class="al-text">{escape(lines)}</pre></td>'
+
+
+def _line(messages: list, index: int) -> str:
+    line = f"[{index}] {show([messages[index]])}"
+    return line if len(line) <= LINE_CAP else f"{line[:LINE_CAP]}…"
+
+
+def diff_text(data: dict, sides: list[list]) -> str:
+    """The diff as text: the summary, then each drawn turn with its mark and both sides."""
+    left, right = data["names"]
+    width = max(len(left), len(right))
+    lines = [data["summary"], LEGEND]
+    for row in drawn(data):
+        if isinstance(row, tuple):
+            kind, count = row
+            lines.append(f"  … {count:,} {'same turns' if kind == 'same' else 'more turns'}")
+            continue
+        parts = " ← the runs part here" if row["turn"] == data["parted"] else ""
+        lines.append(f"turn {row['turn']:,} {MARKS[row['state']]} {row['state']}{parts}")
+        if row["state"] == "same":
+            lines.extend(f"  {' ' * width}  {_line(sides[0], i)}" for i in row["left"])
+            continue
+        for name, messages, indices in ((left, sides[0], row["left"]),
+                                        (right, sides[1], row["right"])):
+            shown = [_line(messages, i) for i in indices] if indices else ["—"]
+            lines.extend(f"  {(name if n == 0 else ''):{width}}  {line}"
+                         for n, line in enumerate(shown))
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""Two runs side by side: turns, their states, where the runs part, folding, escaping, and
+`%transcript A --diff B` in a real IPython shell."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from agentlab_magics import lab
+from agentlab_magics.magics import transcript_args
+from agentlab_magics.widgets.run_diff import DRAWN_TURNS, RunDiff, diff_data, turns
+
+TYPO = lab.call("raed", {"path": "config.py"}, id="c1")
+READ = lab.call("read", {"path": "config.py"}, id="c2")
+QUESTION = lab.user("What port does config.py use?")
+# The seed's first case: their loop logs the unknown tool and moves on; yours answers it.
+THEIRS = [QUESTION, lab.reply(TYPO), lab.fail("400 invalid_request: call c1 has no result")]
+YOURS = [QUESTION, lab.reply(TYPO), lab.tool_result(TYPO, "Tool raed not found", is_error=True),
+         lab.reply(READ), lab.tool_result(READ, "PORT = 9090"), lab.say("The port is 9090.")]
+
+
+def test_a_record_is_cut_into_turns_that_hold_their_results():
+    assert turns(YOURS) == [[0], [1, 2], [3, 4], [5]]
+    assert turns([lab.tool_result(READ, "x"), lab.user("a")]) == [[0], [1]]
+
+
+def test_the_seeds_runs_part_at_the_turn_that_drops_the_result():
+    data = diff_data(THEIRS, YOURS, ("theirs", "yours"))
+    assert [row["state"] for row in data["rows"]] == ["same", "shape", "shape", "right only"]
+    assert data["parted"] == 2
+    assert data["summary"] == (
+        "The runs part at turn 2: theirs and yours hold different messages there (theirs: 3 "
+        "messages, yours: 6 messages; 3 of 4 turns differ).")
+
+
+def test_other_words_in_the_same_shape_and_the_same_run():
+    other_words = [QUESTION, lab.reply(TYPO), lab.tool_result(TYPO, "No tool raed", is_error=True)]
+    assert [row["state"] for row in diff_data(YOURS[:3], other_words)["rows"]] == [
+        "same", "words"]
+    renamed = [QUESTION, lab.reply(lab.call("raed", {"path": "config.py"}, id="call_9"))]
+    assert diff_data(YOURS[:2], renamed)["rows"][1]["state"] == "words"
+    same = diff_data(YOURS, list(YOURS))
+    assert same["parted"] is None and same["summary"].startswith("The runs are the same")
+    assert [row["state"] for row in diff_data(YOURS, YOURS[:4])["rows"]][-1] == "left only"
+
+
+def test_the_html_marks_the_turn_the_runs_part_at_and_escapes_what_they_said():
+    hostile = [lab.user("<script>alert(1)</script>"), lab.say("<b>bold</b>")]
+    html = RunDiff(hostile, [hostile[0]], ("<i>a</i>", "b")).to_html()
+    assert "<script>alert" not in html and "&lt;script&gt;" in html and "<b>bold" not in html
+    assert "<i>a</i>" not in html and "&lt;i&gt;a&lt;/i&gt; beside b" in html
+    seed = RunDiff(THEIRS, YOURS, ("theirs", "yours")).to_html()
+    assert seed.count('class="al-turn al-state-shape al-parts"') == 1
+    assert 'data-turn="2"' in seed and "parts here" in seed
+
+
+def test_the_text_says_where_the_runs_part():
+    text = RunDiff(THEIRS, YOURS, ("theirs", "yours")).to_text()
+    assert "turn 2 ≠ shape ← the runs part here" in text
+    assert "  yours   [1] assistant -> toolCall c1" in text
+    assert " " * 10 + '[2] toolResult c1 -> error: "Tool raed not found"' in text
+    assert "  theirs  —" in text
+
+
+def test_long_runs_fold_their_same_turns_and_stop_drawing_at_the_cap():
+    long = [lab.user(f"question {n}") for n in range(2000)]
+    changed = list(long)
+    changed[1000] = lab.user("another question")
+    data = diff_data(long, changed)
+    html = RunDiff(long, changed).to_html()
+    assert data["parted"] == 1001 and html.count("<tr class=\"al-turn") == 5
+    assert "… 998 same turns" in html and "… 997 same turns" in html
+    everywhere = [lab.user(f"other {n}") for n in range(2000)]
+    capped = RunDiff(long, everywhere).to_html()
+    assert capped.count("<tr class=\"al-turn") == DRAWN_TURNS
+    assert f"… {2000 - DRAWN_TURNS:,} more turns not drawn" in capped
+
+
+def test_something_that_is_not_a_list_of_messages_is_a_type_error():
+    with pytest.raises(TypeError, match="Give two lists of messages"):
+        diff_data(THEIRS, 42)
+
+
+def test_transcript_args_reads_diff_and_its_expression():
+    assert transcript_args("theirs --diff yours") == ("theirs", set(), "yours")
+    assert transcript_args("runs['a b'] --diff runs['c'] --static") == (
+        "runs['a b']", {"static"}, "runs['c']")
+    assert transcript_args("record --diff") == ("record", set(), "")
+    assert transcript_args("record") == ("record", set(), None)
+
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
+    monkeypatch.delitem(sys.modules, "harness", raising=False)
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "agentlab_magics")
+    yield ip
+    ip.run_line_magic("unload_ext", "agentlab_magics")
+    InteractiveShell.clear_instance()
+
+
+def test_the_magic_draws_two_runs_or_a_record_beside_its_request(shell, capsys):
+    shell.user_ns.update(theirs=THEIRS, yours=YOURS,
+                         outage=[QUESTION, lab.fail("503 overloaded"), lab.user("Again?")])
+    shell.run_cell("%transcript theirs --diff yours")
+    out = capsys.readouterr().out
+    assert "The runs part at turn 2: theirs and yours hold different messages" in out
+    shell.run_cell("%transcript outage --diff")
+    out = capsys.readouterr().out
+    assert "The runs part at turn 2" in out and "its request" in out
+    shell.run_cell("%transcript theirs --diff 42")
+    assert capsys.readouterr().out.startswith("%transcript --diff: Give two lists of messages")
+    shell.run_cell("%transcript theirs --diff nope")
+    assert "could not evaluate 'nope'" in capsys.readouterr().out
