@@ -15,12 +15,15 @@ BROWSER_LINES lines), median of BROWSER_REPEAT runs of each cell:
   and the bytes the page received over its websockets in between;
 - print: a cell that prints the same messages as JSON, from Shift+Enter to the text drawn;
 - end: scrolling the widget to its end, until the last row is drawn (fetched from the kernel).
+`live`: in the same way, 1,000 message events told to `watch()` two milliseconds apart; the
+time from each event told in the kernel to its row drawn in the page, median and p95.
+
 `diff`: for the same sizes, two records of one run with one result changed in the middle:
 `%transcript A --diff B`'s diff made, and made and drawn, against json.dumps of both.
 Prints tables and the issue's goals beside them; asserts nothing.
 
-    .venv/bin/python bench/bench_transcript.py            # all three
-    .venv/bin/python bench/bench_transcript.py browser    # or python, or diff
+    .venv/bin/python bench/bench_transcript.py            # all four
+    .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff
 """
 
 from __future__ import annotations
@@ -266,6 +269,63 @@ def browser_table() -> None:
           " <= 100 ms, kernel and bytes flat.")
 
 
+LIVE_EVENTS = 1_000
+LIVE_PACE = 0.002  # seconds between two events: a fast run's stream
+# Records, for cell `index`, when each row of its transcript was first drawn (epoch ms).
+SEEN = """(index) => {
+  const cell = document.querySelectorAll(".jp-Notebook .jp-Cell")[index];
+  window.__seen = {};
+  new MutationObserver(() => {
+    const now = performance.timeOrigin + performance.now();
+    for (const row of cell.querySelectorAll(".al-row:not(.al-waiting)")) {
+      window.__seen[row.dataset.index] ??= now;
+    }
+  }).observe(cell, { childList: true, subtree: true });
+}"""
+
+
+def live_table() -> None:
+    """LIVE_EVENTS message events told to `watch()` one every LIVE_PACE seconds, in real
+    JupyterLab: for each, the time from the kernel telling it to its row drawn."""
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.lab_session import open_offline, serve_jupyterlab
+    from tests.chromium import launch
+    from tests.student_notebook import notebook_of
+
+    stream = ("import json, time\nfrom agentlab_magics import lab\n"
+              "from agentlab_magics.widgets import watch\n"
+              "live, told = watch(), []\n"
+              f"for n in range({LIVE_EVENTS}):\n"
+              "    told.append(time.time() * 1e3)\n"
+              "    live({'type': 'message', 'message': lab.user(f'event {n}')})\n"
+              f"    time.sleep({LIVE_PACE})\n"
+              "live({'type': 'run_end', 'reason': 'done'})")
+    cells = ["%load_ext agentlab_magics", stream, "print(json.dumps(told))"]
+    with tempfile.TemporaryDirectory() as home, sync_playwright() as playwright, \
+            serve_jupyterlab(Path(home), {"live.ipynb": notebook_of(*cells)}) as served:
+        browser = launch(playwright)
+        page = open_offline(browser, served.url("live.ipynb"), COUNT_FRAMES).page
+        page.set_default_timeout(STEP_MS)
+        page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for()
+        run_cell(page, 0)
+        page.evaluate(SEEN, 1)
+        run_cell(page, 1)
+        run_cell(page, 2, ".jp-OutputArea-output pre")
+        told = json.loads(page.locator(".jp-Notebook .jp-Cell").nth(2).locator(
+            ".jp-OutputArea-output pre").inner_text())
+        seen = page.evaluate("() => window.__seen")
+        browser.close()
+    lags = sorted(seen[str(n)] - told[n] for n in range(LIVE_EVENTS) if str(n) in seen)
+    p95 = lags[min(len(lags) - 1, int(0.95 * len(lags)))]
+    print(f"live: {LIVE_EVENTS:,} events, one every {LIVE_PACE * 1e3:.0f} ms; rows drawn: "
+          f"{len(lags):,}; event to row: median {statistics.median(lags):.0f} ms, "
+          f"p95 {p95:.0f} ms")
+    print("(a row not drawn was replaced by newer ones before the page drew it; the finished "
+          "record draws every row)")
+
+
 def diff_table() -> None:
     """Two records of the same run, one with a result changed in the middle: the diff made
     and drawn (HTML and text), against json.dumps of both records in the same process."""
@@ -300,6 +360,9 @@ def main(parts: list[str]) -> None:
     if "browser" in parts or not parts:
         print()
         browser_table()
+    if "live" in parts or not parts:
+        print()
+        live_table()
 
 
 if __name__ == "__main__":

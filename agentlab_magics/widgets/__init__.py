@@ -4,8 +4,10 @@ Importing this package loads neither IPython nor anywidget: the widget is built 
 notebook displays a view. Exporting notebooks that hold views: see widgets.export.
 """
 
+from agentlab_magics.widgets.live_transcript import LiveTranscript, watch
 from agentlab_magics.widgets.report_view import ReportView, report_data
 from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import transcript_data
 
-__all__ = ["ReportView", "Transcript", "report_data", "transcript_data"]
+__all__ = ["LiveTranscript", "ReportView", "Transcript", "report_data", "transcript_data",
+           "watch"]

@@ -84,7 +84,16 @@ function drawHead(head, data, total) {
     head.append(requestVerdict);
   }
   if (data.record_note) head.append(node("p", "al-note", data.record_note));
+  if (data.live) head.append(node("p", `al-live-state al-${data.live.state}`, liveLine(data.live)));
   return requestVerdict;
+}
+
+// A live run's state: running, with its time so far, or finished, with each call's time.
+function liveLine(live) {
+  const seconds = (value) => `${Number(value).toFixed(1)} s`;
+  if (live.state === "running") return `● running · ${seconds(live.seconds)} so far`;
+  const calls = live.calls.length ? ` · model calls took ${live.calls.map(seconds).join(", ")}` : "";
+  return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds(live.seconds)}${calls}`;
 }
 
 function flaggedIn(row) {
@@ -106,6 +115,7 @@ function renderTranscript(host, given, model) {
   const data = { ...given }; // the header's words, judged once the kernel answers
   const total = data.total === undefined ? (data.rows || []).length : data.total;
   const remote = data.complete === false && model && typeof model.send === "function";
+  const live = Boolean(data.live && data.live.state === "running"); // rows still coming
   const cache = new Map((data.rows || []).map((row) => [row.index, row]));
   const state = {
     view: data.view || "record", raw: false, query: "", open: new Set(), pinned: null,
@@ -210,7 +220,8 @@ function renderTranscript(host, given, model) {
     const item = node("div", "al-row al-waiting");
     item.dataset.index = index;
     item.append(node("div", "al-line", remote ? `${index} · loading…`
-      : `${index} · not here: run the cell again, with its kernel, to see this row`));
+      : data.live ? `${index} · drawn in full once the run is over`
+        : `${index} · not here: run the cell again, with its kernel, to see this row`));
     return item;
   }
 
@@ -242,6 +253,7 @@ function renderTranscript(host, given, model) {
     if (row.is_error) line.append(node("span", "al-tag al-error", "is_error"));
     if (row.stop_reason) line.append(node("span", "al-tag", `stop_reason: ${row.stop_reason}`));
     if (row.in_request === false) line.append(node("span", "al-tag al-out", data.left_out_label));
+    if (row.took !== undefined) line.append(node("span", "al-tag al-took", `${row.took.toFixed(1)} s`));
     item.append(line);
 
     const body = node("div", "al-body");
@@ -264,7 +276,8 @@ function renderTranscript(host, given, model) {
           chip.append(withHits(node("span", "al-call-id"), call.id || "(no id)", state.query), " ",
             withHits(node("span", "al-call-name"), call.name || "?", state.query),
             withHits(node("span", "al-call-args"), ` ${call.arguments}`, state.query),
-            call.result_row === undefined ? " → no result" : ` → row ${call.result_row}`);
+            call.result_row !== undefined ? ` → row ${call.result_row}`
+              : live ? " → running…" : " → no result");
           calls.append(chip);
         }
         body.append(calls);
@@ -519,6 +532,10 @@ function renderTranscript(host, given, model) {
     ask({ want: "summary" });
   }
   refresh();
+  if (live) { // a running view follows the newest row
+    scroller.scrollTop = scroller.scrollHeight;
+    draw();
+  }
 
   return () => {
     resized.disconnect();
@@ -601,16 +618,24 @@ function draw(host, data, model) {
     : renderTranscript(host, data || {}, model);
 }
 
+// A new state is drawn on the next frame, and only the latest of the states that came before
+// it: a live run's many small states never queue up behind one another.
 function render({ model, el }) {
   let cleanup = draw(el, model.get("data"), model);
-  const changed = () => {
+  let frame = 0;
+  const redraw = () => {
+    frame = 0;
     cleanup();
     el.replaceChildren();
     cleanup = draw(el, model.get("data"), model);
   };
+  const changed = () => {
+    if (!frame) frame = requestAnimationFrame(redraw);
+  };
   model.on("change:data", changed);
   return () => {
     model.off("change:data", changed);
+    cancelAnimationFrame(frame);
     cleanup();
   };
 }

@@ -74,8 +74,12 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     shown = messages[:rows] if isinstance(messages, list) else []
     return {**_kind(view, is_request), "total": total, "summary": _plural(total, "message"),
             "shape": "", "verdict": "", "counts": {},
-            "rows": [_row(index, message, shape_problem(message), MAX_CAP)
-                     for index, message in enumerate(shown)]}
+            "rows": [message_row(index, message) for index, message in enumerate(shown)]}
+
+
+def message_row(index: int, message: Any) -> dict[str, Any]:
+    """Message `index` as a row is drawn before anything is judged: its own problem only."""
+    return _row(index, message, shape_problem(message), MAX_CAP)
 
 
 def check_view(view: str) -> None:

@@ -49,6 +49,10 @@ class TranscriptFeed:
         return {**first_screen(self.source, view=self.view, rows=FIRST_ROWS),
                 "complete": False}
 
+    def reset(self) -> None:
+        """Forget the judgement: the transcript changed (a live run has ended)."""
+        self._judgement = None
+
     @property
     def judgement(self) -> Judgement:
         if self._judgement is None:

@@ -1,0 +1,125 @@
+"""A run drawn while it goes: `watch()` shows a transcript widget and is the listener lesson 7's
+`run_agent(..., listener=...)` tells its events to.
+
+Each message event adds a row at once: the widget's state carries the newest LIVE_ROWS rows,
+the count so far and the run's state ("running", the seconds since it began), so what crosses
+to the browser per event does not grow with the run. A model call's row says how long the
+call took (turn_start to its reply); a tool result's, how long the tool ran. On run_end the
+widget becomes the finished record's transcript, judged and fed as any other (with the
+call times in its header), and its full static renderings are kept for the saved notebook.
+Events that are not the lesson's dicts are ignored: a listener never breaks a run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
+from agentlab_magics.widgets.transcript_data import Judgement, first_screen, message_row
+
+LIVE_ROWS = 20  # rows sent with each live state: the newest ones, where a running view looks
+
+
+class LiveTranscript:
+    """One run's messages as they are told, drawn in a TranscriptWidget; call it with events."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        from agentlab_magics.widgets.transcript_feed import TranscriptFeed
+        from agentlab_magics.widgets.transcript_widget import TranscriptWidget
+
+        self.messages: list = []
+        self.calls: list[float] = []  # seconds each model call took, in order
+        self._clock = clock
+        self._started = clock()
+        self._began: dict[str, float] = {}
+        self._calls_at: dict[str, dict[str, Any]] = {}  # a call's id: the row that made it
+        self._rows: list[dict[str, Any]] = []
+        self.state, self.reason = "running", ""
+        self.feed = TranscriptFeed(self.messages, judge=self._judge)
+        self.widget = TranscriptWidget(data=self._live(), feed=self.feed)
+
+    def __call__(self, event: Any) -> None:
+        kind = event.get("type") if type(event) is dict else None
+        now = self._clock()
+        if kind in ("turn_start", "tool_start"):
+            self._began[kind] = now
+        elif kind == "message":
+            self._message(event.get("message"), now)
+        elif kind == "run_end":
+            self._finish(event.get("reason"))
+            return
+        else:
+            return
+        self.widget.data = self._live()
+
+    def _message(self, message: Any, now: float) -> None:
+        index = len(self.messages)
+        self.messages.append(message)
+        role = message.get("role") if type(message) is dict else None
+        started = self._began.pop({"assistant": "turn_start", "toolResult": "tool_start"}
+                                  .get(role, ""), None)
+        row = message_row(index, message)
+        if started is not None:
+            row["took"] = round(now - started, 3)
+            if role == "assistant":
+                self.calls.append(row["took"])
+        self._link(row)
+        self._rows = [*self._rows[-(LIVE_ROWS - 1):], row]
+
+    def _link(self, row: dict[str, Any]) -> None:
+        """Join a result's row and its call's, as the judged view does: a live row never says
+        "no result" of a call whose result is still to come."""
+        for call in row.get("calls", []):
+            if call["id"]:
+                self._calls_at[call["id"]] = row
+        made = self._calls_at.get(row.get("call_id") or "")
+        if row["role"] == "toolResult" and made is not None:
+            row["call_row"] = made["index"]
+            for call in made["calls"]:
+                if call["id"] == row["call_id"]:
+                    call["result_row"] = row["index"]
+
+    def _live(self) -> dict[str, Any]:
+        """The widget's state while the run goes: the newest rows and where the run is."""
+        return {**first_screen([], rows=0), "total": len(self.messages),
+                "summary": f"{len(self.messages):,} message{'s' * (len(self.messages) != 1)}"
+                           " so far", "rows": list(self._rows), "live": self._state()}
+
+    def _state(self) -> dict[str, Any]:
+        return {"state": self.state, "reason": self.reason, "calls": self.calls,
+                "seconds": round(self._clock() - self._started, 3)}
+
+    def _judge(self) -> Judgement:
+        return Judgement(list(self.messages))
+
+    def _finish(self, reason: Any) -> None:
+        """The run is over: the widget draws the finished record, judged, as %transcript does."""
+        from agentlab_magics.widgets.kept_views import keep
+        from agentlab_magics.widgets.transcript import Transcript
+
+        self.state, self.reason = "finished", reason if isinstance(reason, str) else ""
+        self.feed.reset()
+        finished = Transcript(list(self.messages), static=True)
+        keep(self.widget.model_id, finished.to_html(), finished.to_text())
+        self.widget.data = {**self.feed.first(), "live": self._state()}
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None
+                          ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The widget, and beside it a line for where there is no widget; saving swaps in
+        the finished record's static renderings (kept at run_end)."""
+        shown = self.widget._repr_mimebundle_()
+        bundle, metadata = shown if isinstance(shown, tuple) else (shown, {})
+        note = "A run drawn live; its record is saved here once the run is over."
+        return ({WIDGET_VIEW: bundle[WIDGET_VIEW], "text/plain": note,
+                 "text/html": f'<p class="al-note">{note}</p>'},
+                {**metadata, MARK: {"view": "transcript", "kept": True}})
+
+
+def watch() -> LiveTranscript:
+    """Show a live transcript here and return it: pass it to run_agent as its listener."""
+    from IPython.display import display
+
+    live = LiveTranscript()
+    display(live)
+    return live

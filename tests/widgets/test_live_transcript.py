@@ -1,0 +1,116 @@
+"""LiveTranscript, the listener `watch()` returns: each event's state, bounded; call times from
+the events; the finished record judged, fed and kept for saving; bad events ignored."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+
+from agentlab_instructor.lab_files import lab_files
+from agentlab_magics import lab
+from agentlab_magics.widgets.live_transcript import LIVE_ROWS, LiveTranscript
+from agentlab_magics.widgets.rendering import MARK
+from agentlab_magics.widgets.transcript_data import transcript_data
+
+NOTES = {"name": "notes", "description": "Read the notes.",
+         "parameters": {"type": "object", "properties": {}},
+         "execute": lambda arguments: "The port is 9090."}
+
+
+@pytest.fixture
+def harness():
+    module = types.ModuleType("harness")
+    exec(lab_files("lesson7").reference, module.__dict__)
+    return module
+
+
+class Clock:
+    """A clock that moves only when the test moves it."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def watched_run(harness, turns=2, listener=None):
+    steps = [lab.reply(lab.call("notes", {}, id=f"c{n}")) for n in range(turns - 1)]
+    model = lab.ScriptedModel(steps + [lab.say("The port is 9090.")])
+    messages = []
+    live = listener or LiveTranscript()
+    states = []
+
+    def spy(event):
+        live(event)
+        states.append(json.loads(json.dumps(live.widget.data)))
+
+    harness.run_agent(model, "You are terse.", messages, [NOTES], "What port?", listener=spy)
+    return live, messages, states
+
+
+def test_each_message_is_a_row_at_once_and_the_finished_record_is_judged(harness, tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
+    live, messages, states = watched_run(harness)
+    running = [state for state in states if state["live"]["state"] == "running"]
+    assert [state["total"] for state in running][-1] == len(messages)
+    assert all(state["rows"][-1]["index"] == state["total"] - 1 for state in running
+               if state["rows"])
+    finished = live.widget.data
+    assert finished["live"]["state"] == "finished" and finished["live"]["reason"] == "done"
+    judged = transcript_data(messages)
+    assert finished["verdict"] == judged["verdict"] and finished["rows"] == judged["rows"]
+    kept = json.loads((tmp_path / "views" / f"{live.widget.model_id}.json").read_text())
+    assert "would accept this list" in kept["html"]
+
+
+def test_the_state_holds_the_newest_rows_only_and_links_calls_to_their_results(harness):
+    live, messages, states = watched_run(harness, turns=20)
+    running = [state for state in states if state["live"]["state"] == "running"]
+    assert len(messages) == 40 and max(len(state["rows"]) for state in running) == LIVE_ROWS
+    last_running = running[-1]
+    by_index = {row["index"]: row for row in last_running["rows"]}
+    assert sorted(by_index) == list(range(40 - LIVE_ROWS, 40))
+    assert by_index[38]["call_row"] == 37 and by_index[37]["calls"][0]["result_row"] == 38
+
+
+def test_call_and_tool_times_come_from_the_events(harness):
+    clock = Clock()
+    live = LiveTranscript(clock=clock)
+
+    def slow(step, seconds):
+        def answer(request):
+            clock.now += seconds
+            return step
+        return answer
+
+    def execute(arguments):
+        clock.now += 0.5
+        return "The port is 9090."
+
+    model = lab.ScriptedModel([slow(lab.reply(lab.call("notes", {}, id="c0")), 2.5),
+                               slow(lab.say("The port is 9090."), 1.25)])
+    harness.run_agent(model, "You are terse.", [], [{**NOTES, "execute": execute}], "What port?",
+                      listener=live)
+    assert live.calls == [2.5, 1.25]
+    assert live.widget.data["live"] == {"state": "finished", "reason": "done",
+                                        "calls": [2.5, 1.25], "seconds": 4.25}
+
+
+def test_events_that_are_not_the_lessons_are_ignored():
+    live = LiveTranscript()
+    for event in (None, "message", {"type": "nonsense"}, {"no": "type"}, ["message"]):
+        live(event)
+    assert live.messages == [] and live.widget.data["total"] == 0
+    live({"type": "message", "message": "not a message"})
+    assert live.widget.data["rows"][0]["role"] == "?"
+
+
+def test_the_bundle_carries_the_widget_and_marks_it_kept():
+    bundle, metadata = LiveTranscript()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert metadata[MARK] == {"view": "transcript", "kept": True}
+    assert "saved here once the run is over" in bundle["text/plain"]
