@@ -92,7 +92,8 @@ function drawHead(head, data, total) {
 function liveLine(live) {
   const seconds = (value) => `${Number(value).toFixed(1)} s`;
   if (live.state === "running") return `● running · ${seconds(live.seconds)} so far`;
-  const calls = live.calls.length ? ` · model calls took ${live.calls.map(seconds).join(", ")}` : "";
+  const calls = live.calls.length
+    ? ` · model calls took ${live.calls.map(seconds).join(", ")}` : "";
   return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds(live.seconds)}${calls}`;
 }
 
@@ -253,7 +254,9 @@ function renderTranscript(host, given, model) {
     if (row.is_error) line.append(node("span", "al-tag al-error", "is_error"));
     if (row.stop_reason) line.append(node("span", "al-tag", `stop_reason: ${row.stop_reason}`));
     if (row.in_request === false) line.append(node("span", "al-tag al-out", data.left_out_label));
-    if (row.took !== undefined) line.append(node("span", "al-tag al-took", `${row.took.toFixed(1)} s`));
+    if (row.took !== undefined) {
+      line.append(node("span", "al-tag al-took", `${row.took.toFixed(1)} s`));
+    }
     item.append(line);
 
     const body = node("div", "al-body");
