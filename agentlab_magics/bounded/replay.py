@@ -10,7 +10,6 @@ is refused with a ModelError that says, in one sentence, where it departs from t
 from __future__ import annotations
 
 import copy
-import json
 import os
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from agentlab_magics.bounded.dispatch import ToolCall
 from agentlab_magics.bounded.files import write_json
 from agentlab_magics.bounded.models import Model, ModelError, ModelTurn
+from agentlab_magics.requests_match import departure as departure_from
 
 
 class RecordedTurn(BaseModel):
@@ -116,7 +116,7 @@ class ReplayModel:
             raise ModelError(f"the recording holds {len(calls)} model calls and this is call "
                              f"{number}: a replay answers only the requests it recorded")
         recorded = calls[number - 1]
-        departure = _departure(recorded, messages, tools)
+        departure = departure_from(recorded.messages, recorded.tools, messages, tools)
         if departure:
             raise ModelError(f"request {number} differs from the recording: {departure}; a "
                              "replay answers only the requests it recorded")
@@ -131,20 +131,3 @@ class ReplayModel:
     def __repr__(self) -> str:
         why = f", reason={self.reason!r}" if self.reason else ""
         return f"ReplayModel({len(self.recording.calls)} calls, {self.played} played{why})"
-
-
-def _departure(recorded: RecordedCall, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]]) -> str:
-    """Where a request departs from the recorded one, as a clause; "" when it does not."""
-    if _json(tools) != _json(recorded.tools):
-        return "it offers other tools"
-    for number, (asked, kept) in enumerate(zip(messages, recorded.messages), start=1):
-        if _json(asked) != _json(kept):
-            return f"message {number} ({asked.get('role', '?')}) is not the one recorded"
-    if len(messages) != len(recorded.messages):
-        return f"it has {len(messages)} messages where the recording has {len(recorded.messages)}"
-    return ""
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=repr)
