@@ -4,23 +4,16 @@ same record; another request refused in band, in one sentence."""
 from __future__ import annotations
 
 import json
-import types
 
 import pytest
 
-from agentlab_instructor.lab_files import lab_files
 from agentlab_magics import lab
-
-NOTES = {"name": "notes", "description": "Read the notes.",
-         "parameters": {"type": "object", "properties": {}},
-         "execute": lambda arguments: "The port is 9090."}
+from tests.lesson7_runs import NOTES, reference_harness
 
 
 @pytest.fixture
 def harness():
-    module = types.ModuleType("harness")
-    exec(lab_files("lesson7").reference, module.__dict__)
-    return module
+    return reference_harness()
 
 
 def recorded(harness, tmp_path):

@@ -7,8 +7,10 @@ import sys
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from agentlab_magics import lab
 from agentlab_magics.course import find_lab
 from agentlab_magics.progress import ProgressStore
+from tests.two_runs import QUESTION, THEIRS, YOURS
 
 
 @pytest.fixture
@@ -83,6 +85,21 @@ def test_transcript_static_and_request(shell, capsys):
     assert "assistant message has empty content" in out
     assert "request" in cell(shell, "%transcript msgs --request --static", capsys)
     assert "could not evaluate 'nope'" in cell(shell, "%transcript nope", capsys)
+
+
+def test_the_magic_draws_two_runs_or_a_record_beside_its_request(shell, capsys):
+    shell.user_ns.update(theirs=THEIRS, yours=YOURS,
+                         outage=[QUESTION, lab.fail("503 overloaded"), lab.user("Again?")])
+    shell.run_cell("%transcript theirs --diff yours")
+    out = capsys.readouterr().out
+    assert "The runs part at turn 2: theirs and yours hold different messages" in out
+    shell.run_cell("%transcript outage --diff")
+    out = capsys.readouterr().out
+    assert "The runs part at turn 2" in out and "its request" in out
+    shell.run_cell("%transcript theirs --diff 42")
+    assert capsys.readouterr().out.startswith("%transcript --diff: Give two lists of messages")
+    shell.run_cell("%transcript theirs --diff nope")
+    assert "could not evaluate 'nope'" in capsys.readouterr().out
 
 
 def test_question_commits_once_and_shows_the_commitment_again(shell, capsys, tmp_path):

@@ -4,26 +4,19 @@ the events; the finished record judged, fed and kept for saving; bad events igno
 from __future__ import annotations
 
 import json
-import types
 
 import pytest
 
-from agentlab_instructor.lab_files import lab_files
 from agentlab_magics import lab
 from agentlab_magics.widgets.live_transcript import LIVE_ROWS, LiveTranscript
 from agentlab_magics.widgets.rendering import MARK
 from agentlab_magics.widgets.transcript_data import transcript_data
-
-NOTES = {"name": "notes", "description": "Read the notes.",
-         "parameters": {"type": "object", "properties": {}},
-         "execute": lambda arguments: "The port is 9090."}
+from tests.lesson7_runs import NOTES, reference_harness
 
 
 @pytest.fixture
 def harness():
-    module = types.ModuleType("harness")
-    exec(lab_files("lesson7").reference, module.__dict__)
-    return module
+    return reference_harness()
 
 
 class Clock:

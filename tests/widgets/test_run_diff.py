@@ -1,24 +1,14 @@
 """Two runs side by side: turns, their states, where the runs part, folding, escaping, and
-`%transcript A --diff B` in a real IPython shell."""
+how `%transcript A --diff B` reads its line (tests/notebook/test_magics.py runs it)."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 
 from agentlab_magics import lab
 from agentlab_magics.magics import transcript_args
 from agentlab_magics.widgets.run_diff import DRAWN_TURNS, RunDiff, diff_data, turns
-
-TYPO = lab.call("raed", {"path": "config.py"}, id="c1")
-READ = lab.call("read", {"path": "config.py"}, id="c2")
-QUESTION = lab.user("What port does config.py use?")
-# The seed's first case: their loop logs the unknown tool and moves on; yours answers it.
-THEIRS = [QUESTION, lab.reply(TYPO), lab.fail("400 invalid_request: call c1 has no result")]
-YOURS = [QUESTION, lab.reply(TYPO), lab.tool_result(TYPO, "Tool raed not found", is_error=True),
-         lab.reply(READ), lab.tool_result(READ, "PORT = 9090"), lab.say("The port is 9090.")]
+from tests.two_runs import QUESTION, READ, THEIRS, TYPO, YOURS
 
 
 def test_a_record_is_cut_into_turns_that_hold_their_results():
@@ -89,29 +79,3 @@ def test_transcript_args_reads_diff_and_its_expression():
         "runs['a b']", {"static"}, "runs['c']")
     assert transcript_args("record --diff") == ("record", set(), "")
     assert transcript_args("record") == ("record", set(), None)
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.delitem(sys.modules, "harness", raising=False)
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "agentlab_magics")
-    yield ip
-    ip.run_line_magic("unload_ext", "agentlab_magics")
-    InteractiveShell.clear_instance()
-
-
-def test_the_magic_draws_two_runs_or_a_record_beside_its_request(shell, capsys):
-    shell.user_ns.update(theirs=THEIRS, yours=YOURS,
-                         outage=[QUESTION, lab.fail("503 overloaded"), lab.user("Again?")])
-    shell.run_cell("%transcript theirs --diff yours")
-    out = capsys.readouterr().out
-    assert "The runs part at turn 2: theirs and yours hold different messages" in out
-    shell.run_cell("%transcript outage --diff")
-    out = capsys.readouterr().out
-    assert "The runs part at turn 2" in out and "its request" in out
-    shell.run_cell("%transcript theirs --diff 42")
-    assert capsys.readouterr().out.startswith("%transcript --diff: Give two lists of messages")
-    shell.run_cell("%transcript theirs --diff nope")
-    assert "could not evaluate 'nope'" in capsys.readouterr().out
