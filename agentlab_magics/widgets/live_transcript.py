@@ -4,7 +4,10 @@
 Each message event adds a row at once: the widget's state carries the newest LIVE_ROWS rows,
 the count so far and the run's state ("running", the seconds since it began), so what crosses
 to the browser per event does not grow with the run. A model call's row says how long the
-call took (turn_start to its reply); a tool result's, how long the tool ran. On run_end the
+call took (turn_start to its reply); a tool result's, how long the tool ran. Given the run's
+model, where it keeps its requests (the lab's ScriptedModel: `calls`, each with its estimated
+`tokens`, its `bill` and `max_calls`), each reply's row also says what its request cost, and
+the state the run's total and its limit. On run_end the
 widget becomes the finished record's transcript, judged and fed as any other (with the
 call times in its header), and its full static renderings are kept for the saved notebook.
 Events that are not the lesson's dicts are ignored: a listener never breaks a run.
@@ -24,12 +27,13 @@ LIVE_ROWS = 20  # rows sent with each live state: the newest ones, where a runni
 class LiveTranscript:
     """One run's messages as they are told, drawn in a TranscriptWidget; call it with events."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, model: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
         from agentlab_magics.widgets.transcript_feed import TranscriptFeed
         from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 
         self.messages: list = []
         self.calls: list[float] = []  # seconds each model call took, in order
+        self.model = model
         self._clock = clock
         self._started = clock()
         self._began: dict[str, float] = {}
@@ -64,6 +68,7 @@ class LiveTranscript:
             row["took"] = round(now - started, 3)
             if role == "assistant":
                 self.calls.append(row["took"])
+                row.update(self._cost())
         self._link(row)
         self._rows = [*self._rows[-(LIVE_ROWS - 1):], row]
 
@@ -86,9 +91,23 @@ class LiveTranscript:
                 "summary": f"{len(self.messages):,} message{'s' * (len(self.messages) != 1)}"
                            " so far", "rows": list(self._rows), "live": self._state()}
 
+    def _cost(self) -> dict[str, int]:
+        """What the model says the newest request cost: {"tokens": n}, or nothing."""
+        requests = getattr(self.model, "calls", None)
+        tokens = getattr(requests[-1], "tokens", None) if isinstance(requests, list) and \
+            requests else None
+        return {"tokens": tokens} if isinstance(tokens, int) else {}
+
     def _state(self) -> dict[str, Any]:
-        return {"state": self.state, "reason": self.reason, "calls": self.calls,
-                "seconds": round(self._clock() - self._started, 3)}
+        state = {"state": self.state, "reason": self.reason, "calls": self.calls,
+                 "seconds": round(self._clock() - self._started, 3)}
+        bill, limit = getattr(self.model, "bill", None), getattr(self.model, "max_calls", None)
+        requests = getattr(self.model, "calls", None)
+        if isinstance(bill, int) and isinstance(requests, list):
+            state.update(tokens=bill, requests=len(requests))
+            if isinstance(limit, int):
+                state["max_calls"] = limit
+        return state
 
     def _judge(self) -> Judgement:
         return Judgement(list(self.messages))
@@ -116,10 +135,11 @@ class LiveTranscript:
                 {**metadata, MARK: {"view": "transcript", "kept": True}})
 
 
-def watch() -> LiveTranscript:
-    """Show a live transcript here and return it: pass it to run_agent as its listener."""
+def watch(model: Any = None) -> LiveTranscript:
+    """Show a live transcript here and return it: pass it to run_agent as its listener (and
+    the run's model here, for what each request cost)."""
     from IPython.display import display
 
-    live = LiveTranscript()
+    live = LiveTranscript(model)
     display(live)
     return live

@@ -91,10 +91,15 @@ function drawHead(head, data, total) {
 // A live run's state: running, with its time so far, or finished, with each call's time.
 function liveLine(live) {
   const seconds = (value) => `${Number(value).toFixed(1)} s`;
-  if (live.state === "running") return `● running · ${seconds(live.seconds)} so far`;
+  const limit = live.max_calls === undefined ? ""
+    : ` · ${live.requests} of max_calls=${live.max_calls} calls`;
+  const cost = live.tokens === undefined ? ""
+    : ` · ~${live.tokens.toLocaleString("en")} tokens estimated${limit}`;
+  if (live.state === "running") return `● running · ${seconds(live.seconds)} so far${cost}`;
   const calls = live.calls.length
     ? ` · model calls took ${live.calls.map(seconds).join(", ")}` : "";
-  return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds(live.seconds)}${calls}`;
+  return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds(live.seconds)}${calls}`
+    + cost;
 }
 
 function flaggedIn(row) {
@@ -256,6 +261,9 @@ function renderTranscript(host, given, model) {
     if (row.in_request === false) line.append(node("span", "al-tag al-out", data.left_out_label));
     if (row.took !== undefined) {
       line.append(node("span", "al-tag al-took", `${row.took.toFixed(1)} s`));
+    }
+    if (row.tokens !== undefined) {
+      line.append(node("span", "al-tag al-took", `~${row.tokens.toLocaleString("en")} tokens`));
     }
     item.append(line);
 

@@ -36,10 +36,10 @@ notes = {{"name": "notes", "description": "Read the notes.",
          "parameters": {{"type": "object", "properties": {{}}}},
          "execute": lambda arguments: "The port is 9090."}}
 steps = [slowly(lab.reply(lab.call("notes", {{}}, id=f"c{{n}}"))) for n in range({TURNS} - 1)]
-model = lab.ScriptedModel(steps + [slowly(lab.say("The port is 9090."))])"""
+model = lab.ScriptedModel(steps + [slowly(lab.say("The port is 9090."))], max_calls=30)"""
 RUN = """\
 messages = []
-live = watch()
+live = watch(model)
 final = harness.run_agent(model, "You are terse.", messages, [notes], "What port?",
                           listener=live)"""
 
@@ -62,11 +62,14 @@ def test_rows_appear_while_the_run_goes_and_the_finished_record_follows(lab, scr
     expect(row(view, 1)).to_be_visible()  # the first reply, drawn during the run
     prompt = cell(page, 2).locator(".jp-InputPrompt")
     assert "[*]" in prompt.inner_text()  # the cell is still running
-    expect(row(view, 1).locator(".al-took")).to_have_text(f"{SLOW:.1f} s", timeout=5_000)
+    expect(row(view, 1).locator(".al-took").first).to_have_text(f"{SLOW:.1f} s", timeout=5_000)
+    expect(row(view, 1).locator(".al-took").nth(1)).to_contain_text("tokens")
+    expect(view.locator(".al-live-state")).to_contain_text("tokens estimated")
     shoot(view, screenshots, "live-transcript-running")
     last = 2 * TURNS - 1  # the user's prompt, then a reply and a result per turn, the answer
     expect(view.locator(".al-live-state.al-finished")).to_contain_text(
         "finished (done) in", timeout=30_000)
+    expect(view.locator(".al-live-state")).to_contain_text(f"· {TURNS} of max_calls=30 calls")
     expect(view.locator(".al-verdict").first).to_have_text(
         "Sent as is, a strict provider would accept this list.")
     expect(view.locator(".al-counts")).to_contain_text(f"{last + 1} messages")

@@ -107,3 +107,22 @@ def test_the_bundle_carries_the_widget_and_marks_it_kept():
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert metadata[MARK] == {"view": "transcript", "kept": True}
     assert "saved here once the run is over" in bundle["text/plain"]
+
+
+def test_given_the_model_each_reply_says_what_its_request_cost(harness):
+    model = lab.ScriptedModel([lab.reply(lab.call("notes", {}, id="c0")), lab.say("9090.")],
+                              max_calls=5)
+    live = LiveTranscript(model)
+    states = []
+
+    def spy(event):
+        live(event)
+        states.append(json.loads(json.dumps(live.widget.data)))
+
+    harness.run_agent(model, "You are terse.", [], [NOTES], "What port?", listener=spy)
+    rows = {row["index"]: row for state in states if state["live"]["state"] == "running"
+            for row in state["rows"]}
+    assert [rows[1]["tokens"], rows[3]["tokens"]] == [call.tokens for call in model.calls]
+    assert "tokens" not in rows[0] and "tokens" not in rows[2]
+    assert live.widget.data["live"]["tokens"] == model.bill == sum(c.tokens for c in model.calls)
+    assert (live.widget.data["live"]["requests"], live.widget.data["live"]["max_calls"]) == (2, 5)
