@@ -47,7 +47,8 @@ from agentlab_magics.course.task_graph import Task, run_tasks
 from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission
-# spends its time limits asleep (9 assignments, 5 students: 188 s with 3, 170 s with 4).
+# spends its time limits asleep (measured before lesson 7, with 9 assignments and 5 students:
+# 188 s with 3, 170 s with 4).
 WORKERS = 4
 
 
