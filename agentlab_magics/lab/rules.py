@@ -81,6 +81,21 @@ def a_type(thing: Any) -> str:
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
+def same(one: Any, other: Any) -> bool:
+    """Equal with the very same types at every depth: "1" is not 1, 1 is not True, a list is
+    not a tuple, a dict subclass is not a dict. Only builtin == is asked of plain values; any
+    other value is the same only as itself, so no method of a stranger's decides it."""
+    if type(one) is not type(other):
+        return False
+    if type(one) is dict:
+        return one.keys() == other.keys() and all(same(one[key], other[key]) for key in other)
+    if type(one) in (list, tuple):
+        return len(one) == len(other) and all(map(same, one, other))
+    if type(one) not in (str, int, float, bool, type(None)):
+        return one is other
+    return other == one
+
+
 def shape_problem(message: Any, ids_required: bool = True) -> str | None:
     """What is wrong with the shape of one message, in a sentence; None when it is well formed.
 

@@ -17,6 +17,7 @@ import re
 from html import escape
 from typing import Any
 
+from agentlab_magics.lab.rules import same
 from agentlab_magics.lab.views import shape, show
 from agentlab_magics.widgets.rendering import MARK, style
 from agentlab_magics.widgets.transcript_data import Judgement, messages_of
@@ -76,23 +77,9 @@ def _state(sides: list[list], pair: list[list[int] | None]) -> str:
     if pair[0] is None:
         return "right only"
     chosen = [[side[index] for index in indices] for side, indices in zip(sides, pair)]
-    if _same(chosen[0], chosen[1]):
+    if same(chosen[0], chosen[1]):
         return "same"
     return "words" if _structure(chosen[0]) == _structure(chosen[1]) else "shape"
-
-
-def _same(one: Any, other: Any) -> bool:
-    """Equal, with the very same types at every depth (1 is not True, nor "1"); what is not
-    plain data is the same only as itself, so no == of a stranger's decides it."""
-    if type(one) is not type(other):
-        return False
-    if type(one) is dict:
-        return one.keys() == other.keys() and all(_same(one[key], other[key]) for key in one)
-    if type(one) in (list, tuple):
-        return len(one) == len(other) and all(map(_same, one, other))
-    if type(one) in (str, int, float, bool, type(None)):
-        return one == other
-    return one is other
 
 
 def _structure(messages: list) -> str:

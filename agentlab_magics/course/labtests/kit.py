@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from agentlab_magics import lab
-from agentlab_magics.lab.rules import a_type
+from agentlab_magics.lab.rules import a_type, same
 
 SYSTEM = "You are a careful test."
 
@@ -50,7 +50,7 @@ def exact(actual: Any, expected: Any, what: str, should: str = PLAIN_DATA) -> bo
     builtin types, so no method the student wrote ever runs.
     """
     plain(actual, what, should, expected)
-    return _same(actual, expected)
+    return same(actual, expected)
 
 
 def plain(value: Any, what: str, should: str = PLAIN_DATA, expected: Any = _ABSENT) -> Any:
@@ -113,20 +113,6 @@ def _stranger(value: Any, expected: Any, path: str) -> tuple[str, Any, Any] | No
     return None
 
 
-def _same(actual: Any, expected: Any) -> bool:
-    """Equality with types compared exactly at every depth; `actual` is proven plain already."""
-    if type(actual) is not type(expected):
-        return False
-    if type(expected) is dict:
-        return actual.keys() == expected.keys() and all(
-            _same(actual[key], expected[key]) for key in expected)
-    if type(expected) in (list, tuple):
-        return len(actual) == len(expected) and all(map(_same, actual, expected))
-    if type(expected) not in PLAIN:
-        return actual is expected
-    return expected == actual
-
-
 def gave(actual: Any, expected: Any, limit: int = 4) -> str:
     """What a failure message says `actual` was, against `expected`: for two dicts, or two lists
     or tuples of one length, only the places that differ ("a dict whose ['stop_reason'] is
@@ -158,7 +144,7 @@ def _comparable(actual: Any, expected: Any) -> bool:
 def _differences(actual: Any, expected: Any, path: str, places: list[str]) -> None:
     """Append to `places` a clause for each place under `path` where `actual` departs."""
     if not _comparable(actual, expected):
-        if not _same(actual, expected):
+        if not same(actual, expected):
             places.append(f"{path} is {_value(actual, expected)} (expected "
                           f"{_value(expected, actual)})")
         return
