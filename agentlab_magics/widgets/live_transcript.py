@@ -19,7 +19,8 @@ import time
 from typing import Any, Callable
 
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
-from agentlab_magics.widgets.transcript_data import Judgement, first_screen, message_row
+from agentlab_magics.widgets.transcript_data import (
+    Judgement, first_screen, message_row, plural)
 
 LIVE_ROWS = 20  # rows sent with each live state: the newest ones, where a running view looks
 
@@ -39,6 +40,7 @@ class LiveTranscript:
         self._began: dict[str, float] = {}
         self._calls_at: dict[str, dict[str, Any]] = {}  # a call's id: the row that made it
         self._rows: list[dict[str, Any]] = []
+        self._finished: Any = None  # the finished record's Transcript, from run_end on
         self.state, self.reason = "running", ""
         self.feed = TranscriptFeed(self.messages, judge=self._judge)
         self.widget = TranscriptWidget(data=self._live(), feed=self.feed)
@@ -88,28 +90,35 @@ class LiveTranscript:
     def _live(self) -> dict[str, Any]:
         """The widget's state while the run goes: the newest rows and where the run is."""
         return {**first_screen([], rows=0), "total": len(self.messages),
-                "summary": f"{len(self.messages):,} message{'s' * (len(self.messages) != 1)}"
-                           " so far", "rows": list(self._rows), "live": self._state()}
+                "summary": f"{plural(len(self.messages), 'message')} so far",
+                "rows": list(self._rows), "live": self._state()}
+
+    def _requests(self) -> list | None:
+        """The model's requests, where it keeps them (the lab's ScriptedModel's `calls`)."""
+        requests = getattr(self.model, "calls", None)
+        return requests if isinstance(requests, list) else None
 
     def _cost(self) -> dict[str, int]:
         """What the model says the newest request cost: {"tokens": n}, or nothing."""
-        requests = getattr(self.model, "calls", None)
-        tokens = getattr(requests[-1], "tokens", None) if isinstance(requests, list) and \
-            requests else None
+        requests = self._requests()
+        tokens = getattr(requests[-1], "tokens", None) if requests else None
         return {"tokens": tokens} if isinstance(tokens, int) else {}
 
     def _state(self) -> dict[str, Any]:
         state = {"state": self.state, "reason": self.reason, "calls": self.calls,
                  "seconds": round(self._clock() - self._started, 3)}
-        bill, limit = getattr(self.model, "bill", None), getattr(self.model, "max_calls", None)
-        requests = getattr(self.model, "calls", None)
-        if isinstance(bill, int) and isinstance(requests, list):
+        requests, bill = self._requests(), getattr(self.model, "bill", None)
+        if requests is not None and isinstance(bill, int):
             state.update(tokens=bill, requests=len(requests))
+            limit = getattr(self.model, "max_calls", None)
             if isinstance(limit, int):
                 state["max_calls"] = limit
         return state
 
     def _judge(self) -> Judgement:
+        """The record judged: the finished transcript's one judgement, once the run is over."""
+        if self._finished is not None:
+            return self._finished.judgement()
         return Judgement(list(self.messages))
 
     def _finish(self, reason: Any) -> None:
@@ -118,9 +127,9 @@ class LiveTranscript:
         from agentlab_magics.widgets.transcript import Transcript
 
         self.state, self.reason = "finished", reason if isinstance(reason, str) else ""
+        self._finished = Transcript(list(self.messages), static=True)
         self.feed.reset()
-        finished = Transcript(list(self.messages), static=True)
-        keep(self.widget.model_id, finished.to_html(), finished.to_text())
+        keep(self.widget.model_id, self._finished.to_html(), self._finished.to_text())
         self.widget.data = {**self.feed.first(), "live": self._state()}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None

@@ -20,7 +20,7 @@ from typing import Any
 from agentlab_magics.lab.rules import same
 from agentlab_magics.lab.views import shape, show
 from agentlab_magics.widgets.rendering import MARK, style
-from agentlab_magics.widgets.transcript_data import Judgement, messages_of
+from agentlab_magics.widgets.transcript_data import Judgement, messages_of, plural
 
 DRAWN_TURNS = 300  # turns drawn at most; the rest are counted
 FOLD = 3           # a stretch of more same turns than this folds into one line
@@ -91,7 +91,8 @@ def _structure(messages: list) -> str:
 
 def _summary(names: tuple[str, str], sides: list[list], rows: list[dict],
              parted: int | None) -> str:
-    counts = f"{names[0]}: {_messages(len(sides[0]))}, {names[1]}: {_messages(len(sides[1]))}"
+    counts = (f"{names[0]}: {plural(len(sides[0]), 'message')}, "
+              f"{names[1]}: {plural(len(sides[1]), 'message')}")
     if parted is None:
         return f"The runs are the same, turn for turn ({counts})."
     state = rows[parted - 1]["state"]
@@ -99,10 +100,6 @@ def _summary(names: tuple[str, str], sides: list[list], rows: list[dict],
     differing = sum(row["state"] != "same" for row in rows)
     return (f"The runs part at turn {parted:,}: {what} ({counts}; "
             f"{differing:,} of {len(rows):,} turns differ).")
-
-
-def _messages(count: int) -> str:
-    return f"{count:,} message{'s' * (count != 1)}"
 
 
 def drawn(data: dict) -> list[dict | tuple[str, int]]:
@@ -165,8 +162,8 @@ def diff_fragment(data: dict, sides: list[list]) -> str:
     for row in drawn(data):
         if isinstance(row, tuple):
             kind, count = row
-            said = (f"{count:,} same turn{'s' * (count != 1)}" if kind == "same"
-                    else f"{count:,} more turn{'s' * (count != 1)} not drawn")
+            said = (plural(count, "same turn") if kind == "same"
+                    else f"{plural(count, 'more turn')} not drawn")
             parts.append(f'<tr class="al-fold"><td colspan="3">… {said}</td></tr>')
             continue
         state = row["state"]

@@ -72,7 +72,7 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     messages = messages_of(source)
     total = len(messages) if isinstance(messages, list) else 0
     shown = messages[:rows] if isinstance(messages, list) else []
-    return {**_kind(view, is_request), "total": total, "summary": _plural(total, "message"),
+    return {**_kind(view, is_request), "total": total, "summary": plural(total, "message"),
             "shape": "", "verdict": "", "counts": {},
             "rows": [message_row(index, message) for index, message in enumerate(shown)]}
 
@@ -467,9 +467,9 @@ def _summary(counts: dict[str, int]) -> str:
     """The counts in words: "4 messages · 2 tool calls · 1 complaint · 1 left out of the
     request". The calls counted are the tool calls the replies hold; a report counts the
     requests sent to the model as "model calls"."""
-    words = [_plural(counts["messages"], "message"), _plural(counts["calls"], "tool call")]
+    words = [plural(counts["messages"], "message"), plural(counts["calls"], "tool call")]
     if counts["complaints"]:
-        words.append(_plural(counts["complaints"], "complaint"))
+        words.append(plural(counts["complaints"], "complaint"))
     if counts["malformed"]:
         words.append(f"{counts['malformed']:,} malformed")
     if counts["left_out"]:
@@ -477,5 +477,6 @@ def _summary(counts: dict[str, int]) -> str:
     return " · ".join(words)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """"1 message", "1,000 messages": a count and its word, the word plural unless 1."""
     return f"{count:,} {word}{'s' * (count != 1)}"
