@@ -202,7 +202,7 @@ class AgentLabMagics(Magics):
         if other is not None:
             from agentlab_magics import notebook
 
-            shown = notebook.run_diff(sources, (expression, other))
+            shown = notebook.run_diff(sources, (expression, other), static="static" in flags)
             if isinstance(shown, str):
                 self._say(shown)
             else:

@@ -161,17 +161,17 @@ def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution |
     return Solution(lab.id, lab.title, shown)
 
 
-def run_diff(sources: list, names: tuple[str, str]) -> Any:
+def run_diff(sources: list, names: tuple[str, str], *, static: bool = False) -> Any:
     """What `%transcript A --diff B` shows: the two runs side by side; with one source, the
     record beside the request context_for_model computes from it. A source that is not a list
-    of messages gets a sentence back instead."""
+    of messages (or a bounded LoopResult) gets a sentence back instead."""
     from agentlab_magics.widgets.run_diff import RunDiff, record_and_request
 
     left, *right = sources
     if not right:
         right, names = [record_and_request(left)], (names[0], "its request")
     try:
-        return RunDiff(left, right[0], names)
+        return RunDiff(left, right[0], names, static=static)
     except TypeError as exc:
         return f"%transcript --diff: {exc}"
 

@@ -45,6 +45,8 @@ class LoopResult:
     estimated_cost_cents: int
     output_tokens: int
     answer: str = ""
+    limits: Limits | None = None
+    turn_tokens: tuple[int, ...] = ()  # output tokens of each assistant turn on the transcript
 
 
 def run_loop(
@@ -60,9 +62,11 @@ def run_loop(
     deadline = clock() + limits.seconds
     model_calls = tool_calls = spent = tokens = 0
     seen: set[str] = set()
+    kept_tokens: list[int] = []
 
     def finish(status: Status, answer: str = "") -> LoopResult:
-        return LoopResult(status, transcript, model_calls, tool_calls, spent, tokens, answer)
+        return LoopResult(status, transcript, model_calls, tool_calls, spent, tokens, answer,
+                          limits, tuple(kept_tokens))
 
     while True:
         decision = decide_admission(
@@ -96,6 +100,7 @@ def run_loop(
             return finish(TOOL_LIMIT)
         seen.update(ids)
         transcript.append(turn.message())
+        kept_tokens.append(turn.output_tokens)
         if not turn.calls:
             return finish(COMPLETED if turn.content.strip() else EMPTY_REPLY, turn.content)
         for call in turn.calls:

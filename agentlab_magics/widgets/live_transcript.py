@@ -7,9 +7,9 @@ to the browser per event does not grow with the run. A model call's row says how
 call took (turn_start to its reply); a tool result's, how long the tool ran. Given the run's
 model, where it keeps its requests (the lab's ScriptedModel: `calls`, each with its estimated
 `tokens`, its `bill` and `max_calls`), each reply's row also says what its request cost, and
-the state the run's total and its limit. On run_end the
-widget becomes the finished record's transcript, judged and fed as any other (with the
-call times in its header), and its full static renderings are kept for the saved notebook.
+the state the run's total and its limit (widgets.run_meter). On run_end the widget becomes the
+finished record's transcript, judged and fed as any other, its rows keeping what they took and
+cost; its full static renderings are kept for the saved notebook.
 Events that are not the lesson's dicts are ignored: a listener never breaks a run.
 """
 
@@ -19,8 +19,9 @@ import time
 from typing import Any, Callable
 
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
-from agentlab_magics.widgets.transcript_data import (
-    Judgement, first_screen, message_row, plural)
+from agentlab_magics.widgets.run_meter import model_meter, request_tokens, seconds
+from agentlab_magics.widgets.transcript_data import Judgement, first_screen, message_row
+from agentlab_magics.widgets.words import plural
 
 LIVE_ROWS = 20  # rows sent with each live state: the newest ones, where a running view looks
 
@@ -40,6 +41,7 @@ class LiveTranscript:
         self._began: dict[str, float] = {}
         self._calls_at: dict[str, dict[str, Any]] = {}  # a call's id: the row that made it
         self._rows: list[dict[str, Any]] = []
+        self._notes: dict[int, list[str]] = {}  # a row's index: what it took and cost
         self._finished: Any = None  # the finished record's Transcript, from run_end on
         self.state, self.reason = "running", ""
         self.feed = TranscriptFeed(self.messages, judge=self._judge)
@@ -67,10 +69,12 @@ class LiveTranscript:
                                   .get(role, ""), None)
         row = message_row(index, message)
         if started is not None:
-            row["took"] = round(now - started, 3)
+            took = round(now - started, 3)
+            row["meter"] = [seconds(took)]
             if role == "assistant":
-                self.calls.append(row["took"])
-                row.update(self._cost())
+                self.calls.append(took)
+                row["meter"] += request_tokens(self.model)
+            self._notes[index] = row["meter"]
         self._link(row)
         self._rows = [*self._rows[-(LIVE_ROWS - 1):], row]
 
@@ -93,33 +97,16 @@ class LiveTranscript:
                 "summary": f"{plural(len(self.messages), 'message')} so far",
                 "rows": list(self._rows), "live": self._state()}
 
-    def _requests(self) -> list | None:
-        """The model's requests, where it keeps them (the lab's ScriptedModel's `calls`)."""
-        requests = getattr(self.model, "calls", None)
-        return requests if isinstance(requests, list) else None
-
-    def _cost(self) -> dict[str, int]:
-        """What the model says the newest request cost: {"tokens": n}, or nothing."""
-        requests = self._requests()
-        tokens = getattr(requests[-1], "tokens", None) if requests else None
-        return {"tokens": tokens} if isinstance(tokens, int) else {}
-
     def _state(self) -> dict[str, Any]:
-        state = {"state": self.state, "reason": self.reason, "calls": self.calls,
-                 "seconds": round(self._clock() - self._started, 3)}
-        requests, bill = self._requests(), getattr(self.model, "bill", None)
-        if requests is not None and isinstance(bill, int):
-            state.update(tokens=bill, requests=len(requests))
-            limit = getattr(self.model, "max_calls", None)
-            if isinstance(limit, int):
-                state["max_calls"] = limit
-        return state
+        return {"state": self.state, "reason": self.reason,
+                "seconds": round(self._clock() - self._started, 3),
+                "meter": model_meter(self.model)}
 
     def _judge(self) -> Judgement:
         """The record judged: the finished transcript's one judgement, once the run is over."""
         if self._finished is not None:
             return self._finished.judgement()
-        return Judgement(list(self.messages))
+        return Judgement(list(self.messages), notes=dict(self._notes))
 
     def _finish(self, reason: Any) -> None:
         """The run is over: the widget draws the finished record, judged, as %transcript does."""
@@ -127,7 +114,8 @@ class LiveTranscript:
         from agentlab_magics.widgets.transcript import Transcript
 
         self.state, self.reason = "finished", reason if isinstance(reason, str) else ""
-        self._finished = Transcript(list(self.messages), static=True)
+        self._finished = Transcript(list(self.messages), static=True, notes=self._notes,
+                                    meter=model_meter(self.model))
         self.feed.reset()
         keep(self.widget.model_id, self._finished.to_html(), self._finished.to_text())
         self.widget.data = {**self.feed.first(), "live": self._state()}

@@ -7,8 +7,12 @@ messages, other words, ids or arguments), "shape" (other messages: a result miss
 more, a failure), or on one side only. The runs part at their first turn that is not the same.
 
 The diff is made once, in one pass over both records, and drawn as static HTML and as text:
-long stretches of same turns fold into one line, and at most DRAWN_TURNS turns are drawn.
-Everything shown comes from the records and is escaped.
+long stretches of same turns fold into one line, and at most DRAWN_TURNS turns are drawn. In
+JupyterLab a widget (transcript.js) draws the same rows (view_data), unfolds a stretch on a
+click, shows only the turns that differ, finds a word, and goes to where the runs part: up to
+HIDDEN_TURNS folded turns travel with it, hidden. Everything shown comes from the records and
+is escaped. A bounded LoopResult's chat-completions record is read as the course's messages
+(widgets.chat_record).
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from typing import Any
 
 from agentlab_magics.lab.rules import same
 from agentlab_magics.lab.views import shape, show
-from agentlab_magics.widgets.rendering import MARK, style
-from agentlab_magics.widgets.transcript_data import Judgement, messages_of, plural
+from agentlab_magics.widgets.rendering import ThreeWayView, style
+from agentlab_magics.widgets.transcript_data import Judgement, messages_of
+from agentlab_magics.widgets.words import plural
 
 DRAWN_TURNS = 300  # turns drawn at most; the rest are counted
+HIDDEN_TURNS = 1_000  # folded same turns sent hidden, for the widget to unfold
 FOLD = 3           # a stretch of more same turns than this folds into one line
 LINE_CAP = 300     # characters of one message's line
 STATES = ("same", "words", "shape", "left only", "right only")
@@ -53,7 +59,8 @@ def diff_data(left: Any, right: Any, names: tuple[str, str] = ("left", "right"))
     turn they part at (None when they never do) and a sentence saying so."""
     sides = [messages_of(left), messages_of(right)]
     if not all(type(side) is list for side in sides):
-        raise TypeError("Give two lists of messages (or lab Requests) to compare.")
+        raise TypeError("Give two lists of messages (or lab Requests, or bounded LoopResults) "
+                        "to compare.")
     cut = [turns(side) for side in sides]
     rows = []
     for number in range(1, max(map(len, cut)) + 1):
@@ -102,10 +109,10 @@ def _summary(names: tuple[str, str], sides: list[list], rows: list[dict],
             f"{differing:,} of {len(rows):,} turns differ).")
 
 
-def drawn(data: dict) -> list[dict | tuple[str, int]]:
+def drawn(data: dict) -> list[dict | tuple[str, list[dict]]]:
     """The rows a rendering draws, in order: long stretches of same turns folded into
-    ("same", how many), and after DRAWN_TURNS rows ("more", how many are left)."""
-    out: list[dict | tuple[str, int]] = []
+    ("same", the rows it hides), and after DRAWN_TURNS rows ("more", the rows left)."""
+    out: list[dict | tuple[str, list[dict]]] = []
     rows, shown = data["rows"], 0
     start = 0
     while start < len(rows):
@@ -113,14 +120,14 @@ def drawn(data: dict) -> list[dict | tuple[str, int]]:
         while stop < len(rows) and rows[stop]["state"] == "same":
             stop += 1
         if stop - start > FOLD:
-            out.extend([rows[start], ("same", stop - start - 2), rows[stop - 1]])
+            out.extend([rows[start], ("same", rows[start + 1:stop - 1]), rows[stop - 1]])
             shown += 2
         else:
             out.extend(rows[start:stop])
             shown += stop - start
         if stop < len(rows):
             if shown >= DRAWN_TURNS:
-                out.append(("more", len(rows) - stop))
+                out.append(("more", rows[stop:]))
                 return out
             out.append(rows[stop])
             shown += 1
@@ -128,61 +135,94 @@ def drawn(data: dict) -> list[dict | tuple[str, int]]:
     return out
 
 
-class RunDiff:
-    """Two runs drawn side by side as static HTML, and as text where there is no page."""
+class RunDiff(ThreeWayView):
+    """Two runs drawn side by side: a widget in JupyterLab, static HTML in an exported
+    notebook, text in a terminal; static=True leaves the widget out."""
 
-    def __init__(self, left: Any, right: Any, names: tuple[str, str] = ("left", "right")) -> None:
+    kind = "diff"
+
+    def __init__(self, left: Any, right: Any, names: tuple[str, str] = ("left", "right"),
+                 *, static: bool = False) -> None:
         self._sides = [messages_of(left), messages_of(right)]
-        self.data = diff_data(left, right, names)
+        self.diff = diff_data(left, right, names)
+        super().__init__(None, static=static)
+
+    def data(self) -> dict[str, Any]:
+        """What the HTML and the widget draw (view_data)."""
+        if self._data is None:
+            self._data = view_data(self.diff, self._sides)
+        return self._data
 
     def to_html(self) -> str:
-        return style() + diff_fragment(self.data, self._sides)
+        return style() + diff_fragment(self.data())
 
     def to_text(self) -> str:
-        return diff_text(self.data, self._sides)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
-        return ({"text/html": self.to_html(), "text/plain": self.to_text()},
-                {MARK: {"view": "diff"}})
-
-    def __str__(self) -> str:
-        return self.to_text()
+        return diff_text(self.diff, self._sides)
 
 
-def diff_fragment(data: dict, sides: list[list]) -> str:
-    """The diff as an HTML table, one row per turn, without a stylesheet."""
-    left, right = (escape(name) for name in data["names"])
+def view_data(data: dict, sides: list[list]) -> dict[str, Any]:
+    """The diff as the page draws it, every word made here: the header, then one row per
+    drawn turn ({"turn", "mark", "state", "parts", "left", "right"}, a side's lines or None
+    where it has no such turn) and a note for each fold ({"note", "unfolds"}, the turns it
+    stands for after it, "folded", up to HIDDEN_TURNS in all) or for the turns not drawn."""
+    rows: list[dict[str, Any]] = []
+    budget = HIDDEN_TURNS
+    for row in drawn(data):
+        if isinstance(row, dict):
+            rows.append(_turn(row, data["parted"], sides))
+            continue
+        kind, hidden = row
+        if kind == "more":
+            rows.append({"note": f"… {plural(len(hidden), 'more turn')} not drawn"})
+            continue
+        sent = hidden if len(hidden) <= budget else []
+        budget -= len(sent)
+        rows.append({"note": f"… {plural(len(hidden), 'same turn')}", "unfolds": bool(sent)})
+        rows.extend({**_turn(turn, data["parted"], sides), "folded": True} for turn in sent)
+    left, right = data["names"]
+    return {"kind": "diff", "title": f"{left} beside {right}", "names": [left, right],
+            "summary": data["summary"], "parted": data["parted"], "legend": LEGEND,
+            "rows": rows}
+
+
+def _turn(row: dict, parted: int | None, sides: list[list]) -> dict[str, Any]:
+    return {"turn": row["turn"], "mark": f'{row["turn"]:,} {MARKS[row["state"]]}',
+            "state": row["state"].replace(" ", "-"), "parts": row["turn"] == parted,
+            "left": _lines(sides[0], row["left"]), "right": _lines(sides[1], row["right"])}
+
+
+def _lines(messages: list, indices: list[int] | None) -> str | None:
+    return None if indices is None else "\n".join(_line(messages, index) for index in indices)
+
+
+def diff_fragment(view: dict[str, Any]) -> str:
+    """The diff as an HTML table, one row per turn, without a stylesheet; the turns a fold
+    stands for follow it, hidden."""
+    left, right = (escape(name) for name in view["names"])
     parts = ['<div class="al-transcript al-diff al-static">', '<div class="al-head">',
-             f'<span class="al-title">{left} beside {right}</span></div>',
-             f'<p class="al-verdict {"al-ok" if data["parted"] is None else "al-bad"}">'
-             f'{escape(data["summary"])}</p>',
-             f'<p class="al-legend">{escape(LEGEND)}</p>',
+             f'<span class="al-title">{escape(view["title"])}</span></div>',
+             f'<p class="al-verdict {"al-ok" if view["parted"] is None else "al-bad"}">'
+             f'{escape(view["summary"])}</p>',
+             f'<p class="al-legend">{escape(view["legend"])}</p>',
              '<table class="al-diff-table"><thead><tr><th>turn</th>'
              f'<th>{left}</th><th>{right}</th></tr></thead><tbody>']
-    for row in drawn(data):
-        if isinstance(row, tuple):
-            kind, count = row
-            said = (plural(count, "same turn") if kind == "same"
-                    else f"{plural(count, 'more turn')} not drawn")
-            parts.append(f'<tr class="al-fold"><td colspan="3">… {said}</td></tr>')
+    for row in view["rows"]:
+        if "note" in row:
+            parts.append(f'<tr class="al-fold"><td colspan="3">{escape(row["note"])}</td></tr>')
             continue
-        state = row["state"]
-        classes = f'al-turn al-state-{state.replace(" ", "-")}'
-        tag = ""
-        if row["turn"] == data["parted"]:
-            classes += " al-parts"
-            tag = '<span class="al-tag al-parts-tag">parts here</span>'
-        parts.append(f'<tr class="{classes}" data-turn="{row["turn"]}">'
-                     f'<td class="al-turn-number">{row["turn"]:,} {MARKS[state]}{tag}</td>'
-                     f'{_cell(sides[0], row["left"])}{_cell(sides[1], row["right"])}</tr>')
+        classes = f'al-turn al-state-{row["state"]}{" al-parts" * row["parts"]}'
+        tag = '<span class="al-tag al-parts-tag">parts here</span>' if row["parts"] else ""
+        hidden = " hidden" if row.get("folded") else ""
+        parts.append(f'<tr class="{classes}" data-turn="{row["turn"]}"{hidden}>'
+                     f'<td class="al-turn-number">{escape(row["mark"])}{tag}</td>'
+                     f'{_cell(row["left"])}{_cell(row["right"])}</tr>')
     parts.append("</tbody></table></div>")
     return "".join(parts)
 
 
-def _cell(messages: list, indices: list[int] | None) -> str:
-    if indices is None:
+def _cell(lines: str | None) -> str:
+    if lines is None:
         return '<td class="al-absent">—</td>'
-    lines = "\n".join(_line(messages, index) for index in indices)
     return f'<td><pre class="al-text">{escape(lines)}</pre></td>'
 
 
@@ -198,8 +238,9 @@ def diff_text(data: dict, sides: list[list]) -> str:
     lines = [data["summary"], LEGEND]
     for row in drawn(data):
         if isinstance(row, tuple):
-            kind, count = row
-            lines.append(f"  … {count:,} {'same turns' if kind == 'same' else 'more turns'}")
+            kind, hidden = row
+            what = "same turn" if kind == "same" else "more turn"
+            lines.append(f"  … {plural(len(hidden), what)}")
             continue
         parts = " ← the runs part here" if row["turn"] == data["parted"] else ""
         lines.append(f"turn {row['turn']:,} {MARKS[row['state']]} {row['state']}{parts}")

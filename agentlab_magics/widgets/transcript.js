@@ -69,6 +69,8 @@ function drawHead(head, data, total) {
     node("span", "al-counts", data.summary));
   head.append(line);
   if (data.shape) head.append(node("code", "al-shape", data.shape));
+  if (data.meter && data.meter.length) head.append(node("p", "al-meter", data.meter.join(" · ")));
+  if (data.format_note) head.append(node("p", "al-note", data.format_note));
   if (data.system !== undefined) head.append(node("p", "al-note", `system: ${data.system}`));
   if (data.tools) head.append(node("p", "al-note", `tools: ${data.tools.join(", ") || "(none)"}`));
   if (data.complete === false) {
@@ -88,18 +90,14 @@ function drawHead(head, data, total) {
   return requestVerdict;
 }
 
-// A live run's state: running, with its time so far, or finished, with each call's time.
+// A live run's state: running, with its time so far and what it has cost, or finished (the
+// finished record's header then says what it cost).
 function liveLine(live) {
-  const seconds = (value) => `${Number(value).toFixed(1)} s`;
-  const limit = live.max_calls === undefined ? ""
-    : ` · ${live.requests} of max_calls=${live.max_calls} calls`;
-  const cost = live.tokens === undefined ? ""
-    : ` · ~${live.tokens.toLocaleString("en")} tokens estimated${limit}`;
-  if (live.state === "running") return `● running · ${seconds(live.seconds)} so far${cost}`;
-  const calls = live.calls.length
-    ? ` · model calls took ${live.calls.map(seconds).join(", ")}` : "";
-  return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds(live.seconds)}${calls}`
-    + cost;
+  const seconds = `${Number(live.seconds).toFixed(1)} s`;
+  if (live.state !== "running") {
+    return `finished${live.reason ? ` (${live.reason})` : ""} in ${seconds}`;
+  }
+  return [`● running · ${seconds} so far`, ...(live.meter || [])].join(" · ");
 }
 
 function flaggedIn(row) {
@@ -259,12 +257,7 @@ function renderTranscript(host, given, model) {
     if (row.is_error) line.append(node("span", "al-tag al-error", "is_error"));
     if (row.stop_reason) line.append(node("span", "al-tag", `stop_reason: ${row.stop_reason}`));
     if (row.in_request === false) line.append(node("span", "al-tag al-out", data.left_out_label));
-    if (row.took !== undefined) {
-      line.append(node("span", "al-tag al-took", `${row.took.toFixed(1)} s`));
-    }
-    if (row.tokens !== undefined) {
-      line.append(node("span", "al-tag al-took", `~${row.tokens.toLocaleString("en")} tokens`));
-    }
+    for (const words of row.meter || []) line.append(node("span", "al-tag al-took", words));
     item.append(line);
 
     const body = node("div", "al-body");
@@ -543,12 +536,20 @@ function renderTranscript(host, given, model) {
     ask({ want: "summary" });
   }
   refresh();
-  if (live) { // a running view follows the newest row
+  let ticking = 0;
+  if (live) { // a running view follows the newest row, and its clock runs between events
     scroller.scrollTop = scroller.scrollHeight;
     draw();
+    const since = performance.now();
+    const clock = headBox.querySelector(".al-live-state");
+    ticking = setInterval(() => {
+      clock.textContent = liveLine({ ...data.live,
+        seconds: data.live.seconds + (performance.now() - since) / 1000 });
+    }, 200);
   }
 
   return () => {
+    clearInterval(ticking);
     resized.disconnect();
     cancelAnimationFrame(frame);
     clearTimeout(typing);
@@ -624,7 +625,110 @@ function renderReport(host, data) {
   return () => cleanups.forEach((cleanup) => cleanup());
 }
 
+// Two runs side by side, the rows widgets/run_diff.py made: a toolbar to show only the turns
+// that differ, find a word in either run and go to where the runs part; a click on a fold
+// shows the same turns it stands for.
+function renderDiff(host, data) {
+  const view = node("div", "al-transcript al-diff");
+  const head = node("div", "al-head");
+  head.append(node("span", "al-title", data.title));
+  view.append(head, node("p", `al-verdict ${data.parted === null ? "al-ok" : "al-bad"}`,
+    data.summary), node("p", "al-legend", data.legend));
+  const toolbar = node("div", "al-toolbar");
+  if (data.parted !== null) {
+    toolbar.append(button(`go to turn ${data.parted.toLocaleString("en")}, where they part`,
+      "go-to-parting"));
+  }
+  const only = button("only what differs", "only-differs");
+  only.setAttribute("aria-pressed", "false");
+  const search = node("input", "al-search");
+  search.type = "search";
+  search.placeholder = "find in both runs";
+  const found = node("span", "al-found");
+  toolbar.append(only, search, found);
+  const table = node("table", "al-diff-table");
+  const heading = node("tr");
+  heading.append(node("th", "", "turn"), node("th", "", data.names[0]),
+    node("th", "", data.names[1]));
+  const thead = node("thead");
+  thead.append(heading);
+  const body = node("tbody");
+  table.append(thead, body);
+  view.append(toolbar, table);
+
+  const drawn = data.rows.map((row) => {
+    const line = node("tr");
+    if (row.note !== undefined) {
+      line.className = "al-fold";
+      const cell = node("td", "", row.note);
+      cell.colSpan = 3;
+      line.append(cell);
+      if (row.unfolds) {
+        line.dataset.action = "unfold";
+        line.title = "show these turns";
+      }
+    } else {
+      line.className = `al-turn al-state-${row.state}${row.parts ? " al-parts" : ""}`;
+      line.dataset.turn = row.turn;
+      const number = node("td", "al-turn-number", row.mark);
+      if (row.parts) number.append(node("span", "al-tag al-parts-tag", "parts here"));
+      line.append(number, ...[row.left, row.right].map((lines) => {
+        if (lines === null) return node("td", "al-absent", "—");
+        const cell = node("td");
+        cell.append(node("pre", "al-text", lines));
+        return cell;
+      }));
+    }
+    body.append(line);
+    return { row, line, words: `${row.left || ""}\n${row.right || ""}`.toLowerCase() };
+  });
+  host.append(view);
+
+  const unfolded = new Set(); // the folds clicked open
+  function apply() {
+    const query = search.value.trim().toLowerCase();
+    const differs = only.getAttribute("aria-pressed") === "true";
+    let fold = null;
+    let matches = 0;
+    for (const { row, line, words } of drawn) {
+      if (row.note !== undefined) fold = row;
+      else if (!row.folded) fold = null;
+      const hit = Boolean(query) && row.note === undefined && words.includes(query);
+      matches += hit ? 1 : 0;
+      const open = row.folded ? unfolded.has(fold) : row.note === undefined || !unfolded.has(row);
+      const shown = query ? hit : open && !(differs && (row.state === "same" || row.note));
+      line.style.display = shown ? "" : "none";
+    }
+    found.textContent = query ? `${matches.toLocaleString("en")} turn${matches === 1 ? "" : "s"}`
+      : "";
+  }
+  const clicked = (event) => {
+    const target = event.target.closest("[data-action]");
+    if (!target) return;
+    if (target.dataset.action === "only-differs") {
+      only.setAttribute("aria-pressed", String(only.getAttribute("aria-pressed") !== "true"));
+    } else if (target.dataset.action === "go-to-parting") {
+      search.value = "";
+      only.setAttribute("aria-pressed", "false");
+      apply();
+      body.querySelector("tr.al-parts").scrollIntoView({ block: "center" });
+      return;
+    } else if (target.dataset.action === "unfold") {
+      unfolded.add(drawn.find((item) => item.line === target).row);
+    }
+    apply();
+  };
+  view.addEventListener("click", clicked);
+  search.addEventListener("input", apply);
+  apply();
+  return () => {
+    view.removeEventListener("click", clicked);
+    search.removeEventListener("input", apply);
+  };
+}
+
 function draw(host, data, model) {
+  if (data && data.kind === "diff") return renderDiff(host, data);
   return data && data.kind === "report" ? renderReport(host, data)
     : renderTranscript(host, data || {}, model);
 }

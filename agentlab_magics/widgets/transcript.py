@@ -18,21 +18,25 @@ COPY_ROWS = 20  # rows of a long transcript's first screen copied beside its wid
 
 class Transcript(ThreeWayView):
     """Messages drawn as a call/result diagram: a widget in JupyterLab, static HTML in an
-    exported notebook, lab.show lines in a terminal; static=True leaves the widget out."""
+    exported notebook, lab.show lines in a terminal; static=True leaves the widget out.
+    `notes` and `meter` say what the run cost (transcript_data.Judgement)."""
 
     kind = "transcript"
 
-    def __init__(self, source: Any, *, view: str = "record", static: bool = False) -> None:
+    def __init__(self, source: Any, *, view: str = "record", static: bool = False,
+                 notes: dict[int, list[str]] | None = None,
+                 meter: list[str] | None = None) -> None:
         check_view(view)
         self._source = list(source) if isinstance(source, list) else source
         self._view = view
+        self._cost = {"notes": notes, "meter": meter} if notes or meter else {}
         self._judgement: Judgement | None = None
         super().__init__(None, static=static)
 
     def judgement(self) -> Judgement:
         """The transcript judged, once, for every rendering."""
         if self._judgement is None:
-            self._judgement = Judgement(self._source, view=self._view)
+            self._judgement = Judgement(self._source, view=self._view, **self._cost)
         return self._judgement
 
     def data(self) -> dict[str, Any]:

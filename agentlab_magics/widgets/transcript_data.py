@@ -11,11 +11,15 @@ import bisect
 import json
 import re
 import reprlib
+import sys
 from typing import Any
 
 from agentlab_magics.lab.model import Request
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.views import shape
+from agentlab_magics.widgets.chat_record import SYSTEM, as_course, is_chat
+from agentlab_magics.widgets.run_meter import request_meter, unit_meter
+from agentlab_magics.widgets.words import plural
 
 VIEWS = ("record", "request")
 BUDGET = 800_000        # characters of message text per transcript, shared out between messages
@@ -34,6 +38,10 @@ SEARCH_CAP = 1_000_000  # characters of any one string searched inside a call's 
 LEFT_OUT = "left out of the request by context_for_model"
 EMPTY_FAILED_NOTE = ("An empty failed reply is fine on a record, which keeps what happened, but a "
                      "request holding it would be refused; context_for_model leaves it out.")
+CHAT_NOTE = ("Read as a chat-completions record (system and tool messages, calls under "
+             "tool_calls), drawn as the course's messages; the system message is not judged.")
+CHAT_HINT = ("These look like chat-completions messages, the bounded unit's: give %transcript "
+             "the LoopResult itself to draw them as a chat-completions record.")
 
 _PREFIX = re.compile(r"messages\[(\d+)\]: (.*)", re.DOTALL)
 _REPR = reprlib.Repr()  # a bounded repr of whatever is not a string where one was expected
@@ -42,12 +50,15 @@ _REPR.maxstring = _REPR.maxother = STRING_CAP
 
 def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
                     judged: bool = True) -> dict[str, Any]:
-    """The transcript of `source` (a list of messages, or a lab Request) as one JSON-able dict.
+    """The transcript of `source` (a list of messages, a lab Request, or a bounded LoopResult)
+    as one JSON-able dict.
 
     Every complaint a strict provider would make about the list sent as is sits on the row it
     names; each row also says whether the request context_for_model computes from the list
     would carry it, and what that request would be refused for. A Request is shown as the
-    request it was: every message in it, judged as sent.
+    request it was: every message in it, judged as sent. A LoopResult's chat-completions record
+    is drawn as the course's messages (widgets.chat_record) and judged as sent: the bounded
+    unit sends its whole record, so no context_for_model rule applies to it.
 
     A check report draws a run's record with less: rule=False leaves out everything the
     course's own context_for_model rule says (the report shows the requests the student's
@@ -69,17 +80,19 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     rows as drawn, unjudged, at MAX_CAP. Its cost does not grow with the transcript."""
     check_view(view)
     is_request = isinstance(source, Request)
-    messages = messages_of(source)
-    total = len(messages) if isinstance(messages, list) else 0
-    shown = messages[:rows] if isinstance(messages, list) else []
+    written = written_of(source)
+    total = len(written) if isinstance(written, list) else 0
+    kept = written[:rows] if isinstance(written, list) else []
+    shown = as_course(kept) if is_loop_result(source) and is_chat(written) else kept
     return {**_kind(view, is_request), "total": total, "summary": plural(total, "message"),
             "shape": "", "verdict": "", "counts": {},
-            "rows": [message_row(index, message) for index, message in enumerate(shown)]}
+            "rows": [message_row(index, message, original) for index, (message, original)
+                     in enumerate(zip(shown, kept))]}
 
 
-def message_row(index: int, message: Any) -> dict[str, Any]:
+def message_row(index: int, message: Any, written: Any = None) -> dict[str, Any]:
     """Message `index` as a row is drawn before anything is judged: its own problem only."""
-    return _row(index, message, shape_problem(message), MAX_CAP)
+    return _row(index, message, shape_problem(message), MAX_CAP, written)
 
 
 def check_view(view: str) -> None:
@@ -95,28 +108,44 @@ def _kind(view: str, is_request: bool) -> dict[str, Any]:
 class Judgement:
     """A transcript judged once: every complaint, which rows a request keeps, which result
     answers which call. The header and any run of rows are drawn from it on demand, so a view
-    never builds rows nobody looks at."""
+    never builds rows nobody looks at.
+
+    What a run cost goes beside it: `notes` are a row's tags (the seconds a call took, its
+    tokens or cents) and `meter` the header's totals and limits; a LoopResult brings its own
+    (widgets.run_meter)."""
 
     def __init__(self, source: Any, *, view: str = "record", rule: bool = True,
-                 judged: bool = True) -> None:
+                 judged: bool = True, notes: dict[int, list[str]] | None = None,
+                 meter: list[str] | None = None) -> None:
         check_view(view)
         self.source = source
         self.is_request = isinstance(source, Request)
-        self.messages = messages_of(source)
-        self.view, self.rule, self.judged = view, rule, judged
+        self.written = written_of(source)
+        self.chat = is_chat(self.written) and is_loop_result(source)
+        self.messages = as_course(self.written) if self.chat else self.written
+        if is_loop_result(source) and notes is None and meter is None:
+            meter, notes = unit_meter(source)
+        elif self.is_request and meter is None:
+            meter = request_meter(source)
+        self.notes, self.meter = notes or {}, meter or []
+        self.view, self.rule, self.judged = view, rule and not self.chat, judged
         self._head: dict[str, Any] | None = None
         if not isinstance(self.messages, list):
             self.total = 0
             return
         messages = self.messages
         self.total = len(messages)
-        self.problems = [shape_problem(message) for message in messages]
-        self.kept = [True] * self.total if self.is_request or not rule else \
+        self.problems = [_problem(message, self.chat) for message in messages]
+        self.kept = [True] * self.total if self.is_request or not self.rule else \
             _kept(messages, self.problems)
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
-        self.as_is = _placed(validate(messages)) if judged else {}
-        self.in_request = self.as_is if self.is_request or not (rule and judged) else _placed(
-            validate([messages[index] for index in self.request_rows]), self.request_rows)
+        judged_rows = [index for index, message in enumerate(messages)
+                       if not (self.chat and _is_system(message))]
+        self.as_is = _placed(validate([messages[index] for index in judged_rows]),
+                             judged_rows) if judged else {}
+        self.in_request = self.as_is if self.is_request or not (self.rule and judged) else \
+            _placed(validate([messages[index] for index in self.request_rows]),
+                    self.request_rows)
         self.call_rows, self.result_rows = _links(messages)
 
     def head(self) -> dict[str, Any]:
@@ -135,9 +164,13 @@ class Judgement:
                     "summary": "", "total": 0}
         messages, as_is = self.messages, self.as_is
         counts = _counts(messages, self.problems, as_is, self.kept)
-        data.update(total=self.total, shape=clip(shape(messages), SHAPE_CAP), counts=counts,
-                    summary=_summary(counts), accepted=not as_is,
+        data.update(total=self.total, shape=clip(_shape(messages, self.chat), SHAPE_CAP),
+                    counts=counts, summary=_summary(counts), accepted=not as_is,
                     verdict=_verdict(self.is_request, as_is) if self.judged else "")
+        if self.chat or is_chat(messages):
+            data["format_note"] = CHAT_NOTE if self.chat else CHAT_HINT
+        if self.meter:
+            data["meter"] = self.meter
         if not self.is_request and self.rule:
             request = [messages[index] for index in self.request_rows]
             data["request_shape"] = clip(shape(request), SHAPE_CAP)
@@ -162,7 +195,10 @@ class Judgement:
     def row(self, index: int, cap: int = MAX_CAP) -> dict[str, Any]:
         """Row `index`: the message as drawn, its complaints, its links, its place in the
         request."""
-        row = _row(index, self.messages[index], self.problems[index], cap)
+        row = _row(index, self.messages[index], self.problems[index], cap,
+                   self.written[index])
+        if index in self.notes:
+            row["meter"] = self.notes[index]
         if "call_id" in row and row["call_id"] in self.call_rows.get(index, {}):
             row["call_row"] = self.call_rows[index][row["call_id"]]
         for call in row.get("calls", []):
@@ -217,9 +253,43 @@ def _word(value: Any) -> str:
     return "" if value is None else value if isinstance(value, str) else _REPR.repr(value)
 
 
+def written_of(source: Any) -> Any:
+    """The messages a source holds, as written: a lab Request's or a LoopResult's own, or the
+    source itself."""
+    return source.messages if isinstance(source, Request) or is_loop_result(source) else source
+
+
 def messages_of(source: Any) -> Any:
-    """The messages a source holds: a lab Request's own, or the source itself."""
-    return source.messages if isinstance(source, Request) else source
+    """The messages a source holds as the course's messages: a LoopResult's chat-completions
+    record read one for one (widgets.chat_record), any other as written. A list is never read
+    as chat-completions: in a course record, a "system" or "tool" message is a slip to flag."""
+    written = written_of(source)
+    return as_course(written) if is_loop_result(source) and is_chat(written) else written
+
+
+def is_loop_result(source: Any) -> bool:
+    """Whether `source` is a bounded unit's LoopResult; the unit is looked up, never
+    imported, since no LoopResult exists where it is not loaded."""
+    loop = sys.modules.get("agentlab_magics.bounded.loop")
+    return loop is not None and isinstance(source, loop.LoopResult)
+
+
+def _is_system(message: Any) -> bool:
+    return type(message) is dict and message.get("role") == SYSTEM
+
+
+def _problem(message: Any, chat: bool) -> str | None:
+    """A message's shape problem; a chat record's system message needs only its text."""
+    if chat and _is_system(message):
+        return None if type(message.get("content")) is str else "system content must be a string"
+    return shape_problem(message)
+
+
+def _shape(messages: list, chat: bool) -> str:
+    """The record's shape; a chat record's system message is "S"."""
+    if not chat:
+        return shape(messages)
+    return " ".join("S" if _is_system(message) else shape([message]) for message in messages)
 
 
 def _kept(messages: list, problems: list[str | None]) -> list[bool]:
@@ -279,9 +349,12 @@ def _request_verdict(size: int, total: int, in_request: dict[int, list[str]]) ->
     return f"{computed} would still be refused, for row {row}: {in_request[row][0]}"
 
 
-def _row(index: int, message: Any, problem: str | None, cap: int) -> dict[str, Any]:
-    """One message as the renderers draw it: only what it holds, every string within `cap`."""
-    row: dict[str, Any] = {"index": index, "raw": clip(_raw(message), cap)}
+def _row(index: int, message: Any, problem: str | None, cap: int,
+         written: Any = None) -> dict[str, Any]:
+    """One message as the renderers draw it: only what it holds, every string within `cap`;
+    its JSON is the message as `written`, where it was read from another format."""
+    row: dict[str, Any] = {"index": index,
+                           "raw": clip(_raw(message if written is None else written), cap)}
     if problem:
         row["problem"] = (f"This message {problem}." if problem.startswith("is ") else
                           f"This message cannot be read: {problem}.")
@@ -475,8 +548,3 @@ def _summary(counts: dict[str, int]) -> str:
     if counts["left_out"]:
         words.append(f"{counts['left_out']:,} left out of the request")
     return " · ".join(words)
-
-
-def plural(count: int, word: str) -> str:
-    """"1 message", "1,000 messages": a count and its word, the word plural unless 1."""
-    return f"{count:,} {word}{'s' * (count != 1)}"

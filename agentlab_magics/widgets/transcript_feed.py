@@ -21,7 +21,7 @@ import sys
 from typing import Any, Callable
 
 from agentlab_magics.widgets.transcript_data import (
-    Judgement, clip, first_screen, messages_of,
+    Judgement, clip, first_screen, written_of,
 )
 
 FIRST_ROWS = 60       # rows sent with the widget's first state, before anything is judged
@@ -41,7 +41,7 @@ class TranscriptFeed:
     def first(self) -> dict[str, Any]:
         """The widget's first state. A transcript of at most FIRST_ROWS messages is judged at
         once and sent whole ("complete"); a longer one is sent as its first rows, unjudged."""
-        messages = messages_of(self.source)
+        messages = written_of(self.source)
         if not isinstance(messages, list) or len(messages) <= FIRST_ROWS:
             judgement = self.judgement
             return {**judgement.head(), "rows": judgement.rows(0, FIRST_ROWS),

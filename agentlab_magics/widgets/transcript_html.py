@@ -35,6 +35,10 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
              f'<span class="al-counts">{escape(data["summary"])}</span></div>']
     if data["shape"]:
         parts.append(f'<code class="al-shape">{escape(data["shape"])}</code>')
+    if data.get("meter"):
+        parts.append(f'<p class="al-meter">{escape(" · ".join(data["meter"]))}</p>')
+    if "format_note" in data:
+        parts.append(f'<p class="al-note">{escape(data["format_note"])}</p>')
     if "system" in data:
         parts.append(f'<p class="al-note">system: {escape(data["system"])}</p>')
         tools = ", ".join(data["tools"]) or "(none)"
@@ -143,6 +147,7 @@ def _row(row: dict[str, Any], left_out_label: str) -> str:
         parts.append(_tag(f'stop_reason: {row["stop_reason"]}'))
     if row.get("in_request") is False:
         parts.append(_tag(left_out_label, "al-out"))
+    parts.extend(_tag(words, "al-took") for words in row.get("meter", []))
     parts.append('</div><div class="al-body">')
     if row.get("problem"):
         parts.append(f'<div class="al-problem">{escape(row["problem"])}</div>')
@@ -210,6 +215,10 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
     """The transcript as text: its summary and verdicts, then lab.show's line for each message
     with its complaints under it. `source` is what `data` was made from."""
     lines = [f'{"Request" if data["source"] == "request" else "Record"}: {data["summary"]}']
+    if data.get("meter"):
+        lines.append(" · ".join(data["meter"]))
+    if "format_note" in data:
+        lines.append(data["format_note"])
     if data["shape"]:
         lines.append(_clip(f'shape: {data["shape"]}'))
     if data.get("request_shape"):
@@ -223,7 +232,8 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
         if isinstance(row, int):
             lines.append(f"… {row:,} unflagged message{'s' * (row != 1)} not drawn here")
             continue
-        lines.append(_clip(f'[{row["index"]}] {show([messages[row["index"]]])}'))
+        meter = f'  ({" · ".join(row["meter"])})' if row.get("meter") else ""
+        lines.append(_clip(f'[{row["index"]}] {show([messages[row["index"]]])}') + meter)
         if row.get("problem"):
             lines.append(f'    ! {row["problem"]}')
         lines.extend(f'    ✗ {entry["text"]}{_where(entry)}'

@@ -1,6 +1,7 @@
 """A live transcript in real JupyterLab: lesson 7's reference run_agent, told to `watch()`,
 against a model that takes its time; rows are drawn while the cell still runs, each model
-call's row says how long it took, and the finished view is the judged record."""
+call's row says how long it took, the clock runs between events, and the finished view is the
+judged record with each row's time and cost kept."""
 
 from __future__ import annotations
 
@@ -64,12 +65,16 @@ def test_rows_appear_while_the_run_goes_and_the_finished_record_follows(lab, scr
     assert "[*]" in prompt.inner_text()  # the cell is still running
     expect(row(view, 1).locator(".al-took").first).to_have_text(f"{SLOW:.1f} s", timeout=5_000)
     expect(row(view, 1).locator(".al-took").nth(1)).to_contain_text("tokens")
-    expect(view.locator(".al-live-state")).to_contain_text("tokens estimated")
+    clock = view.locator(".al-live-state")
+    expect(clock).to_contain_text("tokens estimated")
+    so_far = clock.inner_text()
+    expect(clock).not_to_have_text(so_far, timeout=2_000)  # its seconds run between events
     shoot(view, screenshots, "live-transcript-running")
     last = 2 * TURNS - 1  # the user's prompt, then a reply and a result per turn, the answer
     expect(view.locator(".al-live-state.al-finished")).to_contain_text(
         "finished (done) in", timeout=30_000)
-    expect(view.locator(".al-live-state")).to_contain_text(f"· {TURNS} of max_calls=30 calls")
+    expect(view.locator(".al-meter")).to_contain_text(f"· {TURNS} of max_calls=30 calls")
+    expect(row(view, 1).locator(".al-took").first).to_have_text(f"{SLOW:.1f} s")  # kept
     expect(view.locator(".al-verdict").first).to_have_text(
         "Sent as is, a strict provider would accept this list.")
     expect(view.locator(".al-counts")).to_contain_text(f"{last + 1} messages")

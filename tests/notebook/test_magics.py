@@ -102,6 +102,26 @@ def test_the_magic_draws_two_runs_or_a_record_beside_its_request(shell, capsys):
     assert "could not evaluate 'nope'" in capsys.readouterr().out
 
 
+def test_the_magic_draws_a_bounded_unit_run_with_what_it_cost(shell, capsys):
+    shell.run_cell("""\
+from agentlab_magics.bounded import Limits, ScriptedModel, run_loop, scripted_turn
+from agentlab_magics.bounded.shop import SHOP, build_tools
+
+def unit_run(answer):
+    model = ScriptedModel([scripted_turn(calls=[{"name": "list_stock"}], output_tokens=12),
+                           scripted_turn(answer, output_tokens=9)])
+    return run_loop(model, build_tools(SHOP), [{"role": "user", "content": "Stock?"}],
+                    limits=Limits())
+
+before, after = unit_run("Order vanilla."), unit_run("Order strawberry.")""")
+    capsys.readouterr()
+    drawn = cell(shell, "%transcript after --static", capsys)
+    assert "COMPLETED · 2 of 8 model calls · 1 of 16 tool calls · 4 of 20 cents" in drawn
+    assert "(2 cents · 9 output tokens)" in drawn and "Read as a chat-completions" in drawn
+    compared = cell(shell, "%transcript before --diff after --static", capsys)
+    assert "The runs part at turn 3: the same kind of messages" in compared
+
+
 def test_question_commits_once_and_shows_the_commitment_again(shell, capsys, tmp_path):
     before = cell(shell, "%question a4-jumbled-order --static", capsys)
     assert "Commit an answer with %question a4-jumbled-order --answer B" in before

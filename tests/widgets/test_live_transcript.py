@@ -1,5 +1,6 @@
 """LiveTranscript, the listener `watch()` returns: each event's state, bounded; call times from
-the events; the finished record judged, fed and kept for saving; bad events ignored."""
+the events, kept on the finished rows; the finished record judged, fed and kept for saving;
+bad events ignored."""
 
 from __future__ import annotations
 
@@ -55,7 +56,9 @@ def test_each_message_is_a_row_at_once_and_the_finished_record_is_judged(harness
     finished = live.widget.data
     assert finished["live"]["state"] == "finished" and finished["live"]["reason"] == "done"
     judged = transcript_data(messages)
+    timed = [row.pop("meter") for row in finished["rows"][1:]]
     assert finished["verdict"] == judged["verdict"] and finished["rows"] == judged["rows"]
+    assert all(len(meter) == 1 and meter[0].endswith(" s") for meter in timed)
     kept = json.loads((tmp_path / "views" / f"{live.widget.model_id}.json").read_text())
     assert "would accept this list" in kept["html"]
 
@@ -85,12 +88,16 @@ def test_call_and_tool_times_come_from_the_events(harness):
         return "The port is 9090."
 
     model = lab.ScriptedModel([slow(lab.reply(lab.call("notes", {}, id="c0")), 2.5),
-                               slow(lab.say("The port is 9090."), 1.25)])
+                               slow(lab.say("The port is 9090."), 1.5)])
     harness.run_agent(model, "You are terse.", [], [{**NOTES, "execute": execute}], "What port?",
                       listener=live)
-    assert live.calls == [2.5, 1.25]
-    assert live.widget.data["live"] == {"state": "finished", "reason": "done",
-                                        "calls": [2.5, 1.25], "seconds": 4.25}
+    assert live.calls == [2.5, 1.5]
+    finished = live.widget.data
+    assert finished["live"] == {"state": "finished", "reason": "done", "seconds": 4.5,
+                                "meter": []}
+    assert [row.get("meter") for row in finished["rows"]] == [None, ["2.5 s"], ["0.5 s"],
+                                                              ["1.5 s"]]
+    assert "[1] assistant -> toolCall c0 notes({})  (2.5 s)" in live._finished.to_text()
 
 
 def test_events_that_are_not_the_lessons_are_ignored():
@@ -122,7 +129,11 @@ def test_given_the_model_each_reply_says_what_its_request_cost(harness):
     harness.run_agent(model, "You are terse.", [], [NOTES], "What port?", listener=spy)
     rows = {row["index"]: row for state in states if state["live"]["state"] == "running"
             for row in state["rows"]}
-    assert [rows[1]["tokens"], rows[3]["tokens"]] == [call.tokens for call in model.calls]
-    assert "tokens" not in rows[0] and "tokens" not in rows[2]
-    assert live.widget.data["live"]["tokens"] == model.bill == sum(c.tokens for c in model.calls)
-    assert (live.widget.data["live"]["requests"], live.widget.data["live"]["max_calls"]) == (2, 5)
+    tokens = [f"~{call.tokens:,} tokens" for call in model.calls]
+    assert [rows[1]["meter"][1:], rows[3]["meter"][1:]] == [[tokens[0]], [tokens[1]]]
+    assert "meter" not in rows[0] and rows[2]["meter"][1:] == []
+    assert model.bill == sum(call.tokens for call in model.calls)
+    totals = [f"~{model.bill:,} tokens estimated", "2 of max_calls=5 calls"]
+    assert live.widget.data["live"]["meter"] == live.widget.data["meter"] == totals
+    finished = {row["index"]: row for row in live.widget.data["rows"]}
+    assert finished[3]["meter"] == rows[3]["meter"]

@@ -99,8 +99,9 @@ def test_a_request_can_be_shown():
     model = lab.ScriptedModel([lab.say("Hello.")])
     model.complete("Be brief.", [U], [])
     text = Transcript(model.calls[0]).to_text()
-    assert text.splitlines()[:3] == ["Request: 1 message · 0 tool calls", "shape: U",
-                                     "A strict provider accepts this request."]
+    assert text.splitlines()[:4] == ["Request: 1 message · 0 tool calls",
+                                     f"~{model.calls[0].tokens:,} tokens estimated",
+                                     "shape: U", "A strict provider accepts this request."]
 
 
 def test_importing_and_static_rendering_load_neither_ipython_nor_anywidget():

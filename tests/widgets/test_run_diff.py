@@ -3,12 +3,16 @@ how `%transcript A --diff B` reads its line (tests/notebook/test_magics.py runs 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentlab_magics import lab
 from agentlab_magics.magics import transcript_args
-from agentlab_magics.widgets.run_diff import DRAWN_TURNS, RunDiff, diff_data, turns
+from agentlab_magics.widgets.run_diff import DRAWN_TURNS, HIDDEN_TURNS, RunDiff, diff_data, turns
 from tests.two_runs import QUESTION, READ, THEIRS, TYPO, YOURS
+
+SHOWN = re.compile(r'<tr class="al-turn[^"]*" data-turn="\d+">')  # a turn drawn, not folded
 
 
 def test_a_record_is_cut_into_turns_that_hold_their_results():
@@ -60,12 +64,26 @@ def test_long_runs_fold_their_same_turns_and_stop_drawing_at_the_cap():
     changed[1000] = lab.user("another question")
     data = diff_data(long, changed)
     html = RunDiff(long, changed).to_html()
-    assert data["parted"] == 1001 and html.count("<tr class=\"al-turn") == 5
+    assert data["parted"] == 1001 and len(SHOWN.findall(html)) == 5
     assert "… 998 same turns" in html and "… 997 same turns" in html
     everywhere = [lab.user(f"other {n}") for n in range(2000)]
     capped = RunDiff(long, everywhere).to_html()
-    assert capped.count("<tr class=\"al-turn") == DRAWN_TURNS
+    assert len(SHOWN.findall(capped)) == DRAWN_TURNS
     assert f"… {2000 - DRAWN_TURNS:,} more turns not drawn" in capped
+
+
+def test_folded_turns_travel_hidden_for_the_widget_to_unfold_up_to_a_budget():
+    long = [lab.user(f"question {n}") for n in range(2000)]
+    changed = [*long[:1000], lab.user("another question"), *long[1001:]]
+    view = RunDiff(long, changed).data()
+    folds = [row for row in view["rows"] if "note" in row]
+    assert [(fold["note"], fold["unfolds"]) for fold in folds] == [
+        ("… 998 same turns", True), ("… 997 same turns", False)]
+    folded = [row["turn"] for row in view["rows"] if row.get("folded")]
+    assert folded == list(range(2, 1000)) and len(folded) <= HIDDEN_TURNS
+    html = RunDiff(long, changed).to_html()
+    assert html.count(" hidden>") == len(folded)
+    assert view["rows"][2]["left"] == "[1] user -> \"question 1\""
 
 
 def test_something_that_is_not_a_list_of_messages_is_a_type_error():

@@ -180,3 +180,18 @@ def test_the_report_draws_the_requests_sent_and_closes_a_repeated_not_written(mo
     assert sent.locator(".al-sent-request .al-shape").all_inner_texts() == ["U", "U A(error) U"]
     assert sent.locator(".al-sent-request.al-bad .al-refused").inner_text() == f"refused: {refused}"
     assert page.locator("script, img").count() == 1  # the page's own module script only
+
+
+def test_a_diff_draws_hostile_words_and_names_as_text(mount):
+    from agentlab_magics.widgets.run_diff import RunDiff
+
+    hostile = hostile_messages()
+    hostile[0]["content"] = "<img src=x onerror=window.pwned=1>"
+    data = RunDiff(hostile, hostile[:1], ("<b>mine</b>", "<script>window.pwned=2</script>")).data()
+    page = mount(data)
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.pwned") is None
+    assert page.eval_on_selector_all("#host img, #host script, #host b", "n => n.length") == 0
+    assert page.locator(".al-title").inner_text() == (
+        "<b>mine</b> beside <script>window.pwned=2</script>")
+    assert "<img src=x onerror=window.pwned=1>" in page.locator("tbody td").nth(1).inner_text()
