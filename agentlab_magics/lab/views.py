@@ -57,9 +57,18 @@ def _line(message: Any) -> str:
 
 def _block(block: dict) -> str:
     if block.get("type") == "toolCall":
-        arguments = json.dumps(block.get("arguments"), ensure_ascii=False)
+        try:
+            arguments = json.dumps(block.get("arguments"), ensure_ascii=False,
+                                   default=_unreadable)
+        except (TypeError, ValueError):  # a key JSON cannot hold, or a cycle
+            arguments = _unreadable(block.get("arguments"))
         return f"toolCall {block.get('id')} {block.get('name')}({arguments})"
     return _quote(block.get("text"))
+
+
+def _unreadable(value: Any) -> str:
+    """What JSON cannot hold, by its type alone: no method of a stranger's is asked."""
+    return f"<{type(value).__name__} object>"
 
 
 def _blocks(message: dict) -> list[dict]:

@@ -52,8 +52,9 @@ def as_course(messages: list) -> list:
     names = {}
     for message in messages:
         for call in message.get("tool_calls") or []:
-            if type(call) is dict and type(call.get("id")) is str:
-                names[call["id"]] = (call.get("function") or {}).get("name")
+            if type(call) is dict and type(call.get("id")) is str \
+                    and type(call.get("function")) is dict:
+                names[call["id"]] = call["function"].get("name")
     return [_read(message, names) for message in messages]
 
 
@@ -69,7 +70,7 @@ def _read(message: dict, names: dict[str, Any]) -> dict[str, Any]:
         content = message.get("content")
         return {"role": "toolResult", "tool_call_id": call_id,
                 "tool_name": names.get(call_id) if type(call_id) is str else None,
-                "content": content, "is_error": content == FAILED}
+                "content": content, "is_error": type(content) is str and content == FAILED}
     return dict(message)
 
 

@@ -83,7 +83,7 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     written = written_of(source)
     total = len(written) if isinstance(written, list) else 0
     kept = written[:rows] if isinstance(written, list) else []
-    shown = as_course(kept) if is_loop_result(source) and is_chat(written) else kept
+    shown = as_course(kept) if from_chat(source, written) else kept
     return {**_kind(view, is_request), "total": total, "summary": plural(total, "message"),
             "shape": "", "verdict": "", "counts": {},
             "rows": [message_row(index, message, original) for index, (message, original)
@@ -121,7 +121,7 @@ class Judgement:
         self.source = source
         self.is_request = isinstance(source, Request)
         self.written = written_of(source)
-        self.chat = is_chat(self.written) and is_loop_result(source)
+        self.chat = from_chat(source, self.written)
         self.messages = as_course(self.written) if self.chat else self.written
         if is_loop_result(source) and notes is None and meter is None:
             meter, notes = unit_meter(source)
@@ -264,7 +264,12 @@ def messages_of(source: Any) -> Any:
     record read one for one (widgets.chat_record), any other as written. A list is never read
     as chat-completions: in a course record, a "system" or "tool" message is a slip to flag."""
     written = written_of(source)
-    return as_course(written) if is_loop_result(source) and is_chat(written) else written
+    return as_course(written) if from_chat(source, written) else written
+
+
+def from_chat(source: Any, written: Any) -> bool:
+    """Whether the messages `written` that `source` holds are read from chat-completions."""
+    return is_loop_result(source) and is_chat(written)
 
 
 def is_loop_result(source: Any) -> bool:

@@ -27,6 +27,21 @@ def test_show_shortens_long_strings_and_marks_errors():
     assert line.startswith('toolResult c1 -> error: "xxx') and "(+400 chars)" in line
 
 
+def test_show_draws_arguments_json_cannot_hold_by_their_type():
+    looped = {}
+    looped["self"] = looped
+
+    class Liar:
+        def __eq__(self, other):
+            return True
+
+    lines = [lab.show([lab.reply(lab.call("read", arguments, id="c1"))])
+             for arguments in (looped, {(1, 2): "tuple key"}, {"path": Liar()})]
+    assert lines == ["assistant -> toolCall c1 read(<dict object>)",
+                     "assistant -> toolCall c1 read(<dict object>)",
+                     'assistant -> toolCall c1 read({"path": "<Liar object>"})']
+
+
 def test_diff_marks_what_got_and_expected_hold():
     got = [lab.user("u")]
     expected = [lab.user("u"), lab.say("answer")]

@@ -106,3 +106,31 @@ def test_a_scripted_run_beside_a_live_one_parts_at_the_answer(provider):  # noqa
     text = diff.to_text()
     assert "  live      [2] assistant -> toolCall call_stock list_stock({})" in text
     assert '  live      [4] assistant -> "Order 6 vanilla."' in text
+
+
+class Liar:
+    """Equal to everything, and a string to no one."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def test_a_hand_made_loop_result_that_lies_is_drawn_and_flagged_never_raised():
+    calls = [{"id": "c1", "type": "function", "function": "list_stock"}, "c2",
+             {"id": "c3", "type": "function", "function": {"name": "x", "arguments": Liar()}}]
+    messages = [{"role": "user", "content": "Stock?"},
+                {"role": "assistant", "content": None, "tool_calls": calls},
+                {"role": "tool", "tool_call_id": "c1", "content": Liar()},
+                {"role": "tool", "tool_call_id": Liar(), "content": "{}"}]
+    data = transcript_data(LoopResult("COMPLETED", messages, 1, 3, 2, 0))
+    assert data["format_note"] == CHAT_NOTE and not data["accepted"]
+    assert data["rows"][1]["problem"].startswith("This message cannot be read: content[0] ")
+    assert data["rows"][2]["problem"] == ("This message cannot be read: toolResult content "
+                                          "must be a string.")
+    assert "is_error" not in data["rows"][2]
+    assert data["rows"][3]["problem"] == "This message cannot be read: toolResult has no " \
+        "tool_call_id."
+    assert "Liar object" in Transcript(LoopResult("COMPLETED", messages, 1, 3, 2, 0),
+                                       static=True).to_text()
