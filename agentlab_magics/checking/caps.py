@@ -75,8 +75,5 @@ def probing(look: Callable[[], None]) -> Iterator[None]:
         yield
         return
 
-    def tick(signum, frame):
-        look()
-
-    with interval_timer(signal.SIGPROF, signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY, tick):
+    with interval_timer(signal.SIGPROF, signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY, look):
         yield

@@ -20,6 +20,7 @@ import json
 import math
 import mmap
 import os
+import posix
 import resource
 import select
 import signal
@@ -27,11 +28,12 @@ import struct
 import sys
 import time
 import types
+from _json import encode_basestring_ascii, make_encoder
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from agentlab_magics.checking import caps, guard
-from agentlab_magics.checking.deadline import TimedOut, deadline
+from agentlab_magics.checking.deadline import TimedOut, deadline, keep_handlers
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.checking.student import (
     CodeProblem, NotWrittenYet, StudentModule, at_line, exception_text, same_name, student_line)
@@ -51,6 +53,8 @@ EVENT_CAP = 256 << 10     # bytes of one outcome in the channel
 HEADER = struct.Struct("<Q")
 LENGTH = struct.Struct("<I")
 OUTCOMES = {"passed", "failed", "error", "timeout"}
+MALFORMED = ("The report of this test came back malformed, which only code that reaches into "
+             "the checker can cause: leave the checker alone.")
 OnOutcome = Callable[[TestOutcome], None]
 
 
@@ -131,7 +135,11 @@ def sent_requests(model: Any) -> tuple[list[dict] | None, int]:
 
 
 class CappedText:
-    """A stand-in for sys.stdout and sys.stderr that keeps the first OUTPUT_CAP characters."""
+    """A stand-in for sys.stdout and sys.stderr that keeps the first OUTPUT_CAP characters.
+    Student code holds it (as sys.stdout), so it takes no attributes of its own: the checker's
+    call of `take` after each test is always this class's."""
+
+    __slots__ = ("parts", "size", "dropped")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -180,7 +188,9 @@ def check_in_child(lab: Lab, tests: list, loader: Callable[[Callable], types.Mod
 
 class _Tally:
     """What one child has reported so far, read event by event: the outcomes in order (each
-    handed on at once), the caps reached, the test started last, the problem it stopped on."""
+    handed on at once), the caps reached, the test started last, the problem it stopped on.
+    A test's outcome counts once the child has also said the course was as it left it after
+    the test ("clean"): a child that ends between the two has not finished the test."""
 
     def __init__(self, pending: list, on_outcome: OnOutcome | None) -> None:
         self.pending, self.on_outcome = pending, on_outcome
@@ -188,17 +198,21 @@ class _Tally:
         self.capped: dict[int, str] = {}
         self.started: int | None = None
         self.problem: str | None = None
+        self.told: dict | None = None  # the "done" event of the test not yet said clean
 
     def read(self, event: dict) -> None:
         kind, k = event.get("event"), event.get("k")
         if kind == "problem":
             self.problem = cap(str(event.get("text", "")))
         elif kind == "start":
-            self.started = k
+            self.started, self.told = k, None
         elif kind == "cap" and type(k) is int:
             self.capped.setdefault(k, cap(str(event.get("text", ""))))
         elif kind == "done" and k == len(self.done) and len(self.done) < len(self.pending):
-            self.add(_outcome(self.pending[k], event))
+            self.told = event
+        elif kind == "clean" and self.told is not None and k == self.told.get("k"):
+            self.add(_outcome(self.pending[k], self.told))
+            self.told = None
 
     def add(self, outcome: TestOutcome) -> None:
         """The next test's outcome; a cap reached during that test decides it."""
@@ -211,7 +225,17 @@ class _Tally:
 
 
 def _outcome(test: Any, event: dict) -> TestOutcome:
-    """A test's outcome from the child's event, with the sentence from the caller's copy."""
+    """A test's outcome from the child's event, with the sentence from the caller's copy; an
+    event whose fields are not what the child writes (only code that reached into the child's
+    channel could send one) is that test's error."""
+    try:
+        return _read_outcome(test, event)
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
+                           outcome="error", message=MALFORMED)
+
+
+def _read_outcome(test: Any, event: dict) -> TestOutcome:
     kind = event.get("outcome") if event.get("outcome") in OUTCOMES else "error"
     record = event.get("record")
     return TestOutcome(name=test.name, sentence=test.sentence, group=test.group, outcome=kind,
@@ -294,9 +318,11 @@ def _one_child(lab: Lab, tests: list, loader: Callable[[Callable], types.ModuleT
 
 def _follow(pid: int, channel: mmap.mmap, bell: int, timeout: float, tally: _Tally) -> str:
     """Read the child's events into `tally` as they come until it ends or overruns (then it is
-    killed); how it ended. Whatever stops this early kills the child first."""
+    killed); how it ended. Whatever stops this early kills the child first. The clock starts
+    afresh once for the loading and once for each test, however often the child says so, so
+    no child outlives (tests + 1) time limits."""
     offset, limit_at, bell_open = HEADER.size, time.monotonic() + timeout + GRACE, True
-    reaped = False
+    reaped, clocked = False, set()
     try:
         while True:
             ready = select.select([bell], [], [], 0.05)[0] if bell_open else time.sleep(0.01)
@@ -304,7 +330,9 @@ def _follow(pid: int, channel: mmap.mmap, bell: int, timeout: float, tally: _Tal
                 bell_open = False
             new, offset = _new_events(channel, offset)
             for event in new:
-                if event.get("event") in ("start", "load"):
+                clock = _clock(event, len(tally.pending))
+                if clock is not None and clock not in clocked:
+                    clocked.add(clock)
                     limit_at = time.monotonic() + timeout + GRACE
                 elif event.get("event") == "cap":
                     limit_at = min(limit_at, time.monotonic() + CAP_GRACE)
@@ -324,6 +352,16 @@ def _follow(pid: int, channel: mmap.mmap, bell: int, timeout: float, tally: _Tal
         raise
 
 
+def _clock(event: dict, tests: int) -> tuple | None:
+    """What an event starts the clock for: the loading, or one of the `tests`; else None."""
+    kind, k = event.get("event"), event.get("k")
+    if kind == "load":
+        return (kind,)
+    if kind == "start" and type(k) is int and 0 <= k < tests:
+        return (kind, k)
+    return None
+
+
 def _new_events(channel: mmap.mmap, offset: int) -> tuple[list[dict], int]:
     end = min(HEADER.unpack_from(channel, 0)[0], CHANNEL)
     events = []
@@ -333,7 +371,7 @@ def _new_events(channel: mmap.mmap, offset: int) -> tuple[list[dict], int]:
         offset += LENGTH.size + size
         try:
             event = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # only code that reached the channel writes these
             continue
         if isinstance(event, dict):
             events.append(event)
@@ -370,23 +408,30 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
     """Load the student's code, run the tests, report each into `channel`; never returns.
 
     Everything the checker needs stays in this function's locals and closures, out of the
-    reach of student code once the guard is on."""
+    reach of student code once the guard is on; the functions it calls are bound here, before
+    the student's code runs, so rebinding this module's names changes none of them."""
+    run_test, load, owns_its_names, wrap = _run_test, _load, _owns_its_names, StudentModule
     offset = HEADER.size
+    encode, pack_length, pack_header, write, size_of = (
+        _json_encoder(), LENGTH.pack_into, HEADER.pack_into, posix.write, len)
+    prefix, event_cap, channel_size = LENGTH.size, EVENT_CAP, CHANNEL
 
     def send(event: dict) -> None:
+        """Write `event` into the channel using only what was bound before student code ran."""
         nonlocal offset
-        body = json.dumps(event).encode()
-        if len(body) > EVENT_CAP:
+        body = encode(event)
+        if size_of(body) > event_cap:
             event.update(record=None, omitted=event.get("omitted", 0), output="")
-            body = json.dumps(event).encode()[:EVENT_CAP]
-        if offset + LENGTH.size + len(body) > CHANNEL:
+            body = encode(event)[:event_cap]
+        start, end = offset + prefix, offset + prefix + size_of(body)
+        if end > channel_size:
             return
-        LENGTH.pack_into(channel, offset, len(body))
-        channel[offset + LENGTH.size: offset + LENGTH.size + len(body)] = body
-        offset += LENGTH.size + len(body)
-        HEADER.pack_into(channel, 0, offset)
+        pack_length(channel, offset, size_of(body))
+        channel[start:end] = body
+        offset = end
+        pack_header(channel, 0, offset)
         try:
-            os.write(bell, b".")
+            write(bell, b".")
         except OSError:
             pass
 
@@ -407,33 +452,36 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
                     send({"event": "cap", "k": running[-1], "text": cap(sentence)})
 
         caps.listen(tell)  # before the guard, which refuses adding audit hooks
-        refusals, trusted = guard.install(lab.names)
-        snapshot, tampered = guard.Snapshot(guard.course_modules()), []
+        keep_handlers()  # before the guard, which takes signal handlers away
+        refusals, read = guard.install(lab.names, student_line)
+        changed_since, tampered = guard.Snapshot(guard.course_modules()).changed, []
+        refusal = guard.Refused
 
         def look() -> None:
             """After each call of the student's code: stop the test if it changed the course."""
-            changed = snapshot.changed()
+            changed = changed_since()
             if changed:
                 tampered.append(changed)
-                raise guard.Refused(f"The checker does not allow changing {changed}.")
+                raise refusal(f"The checker does not allow changing {changed}.")
 
         send({"event": "load"})
-        module = _load(loader, trusted, timeout, send)
-        if module is not None and not _owns_its_names(lab, module, home, send):
+        module = load(loader, read, timeout, send)
+        if module is not None and not owns_its_names(lab, module, home, send):
             module = None
         for k, test in enumerate(tests if module is not None else []):
             running.append(k)
             send({"event": "start", "k": k})
-            event = _run_test(test, StudentModule(module, lab.purposes, look), home, timeout,
-                              (refusals, trusted), output)
+            event = run_test(test, wrap(module, lab.purposes, look), home, timeout,
+                             (refusals, read), output)
             send({"event": "done", "k": k, **event})
-            changed = tampered[0] if tampered else snapshot.changed()
+            changed = tampered[0] if tampered else changed_since()
             if changed:
                 send({"event": "problem", "text": (
                     f"Your code changed {changed}, which belongs to the course and which the "
                     "tests rely on, so no test of this check can be trusted. Leave the "
                     "course's modules as they are.")})
                 break
+            send({"event": "clean", "k": k})
     finally:
         os._exit(0)
 
@@ -448,6 +496,19 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def _json_encoder() -> Callable[[Any], bytes]:
+    """JSON as bytes, from the C encoder's parts bound now: a student who later patches json
+    (its functions, its encoder class or module) changes nothing the channel carries."""
+    encode = make_encoder(None, _not_json, encode_basestring_ascii, None, ": ", ", ", False,
+                          False, False)
+    join, to_bytes = "".join, str.encode
+    return lambda value: to_bytes(join(encode(value, 0)))
+
+
+def _not_json(value: Any) -> None:
+    raise TypeError(f"{_name(value)} is not JSON")
 
 
 def _set_apart(bell: int) -> None:
@@ -471,11 +532,11 @@ def _set_apart(bell: int) -> None:
         pass
 
 
-def _load(loader: Callable[[Callable], types.ModuleType], trusted: Callable, timeout: float,
+def _load(loader: Callable[[Callable], types.ModuleType], read: Callable, timeout: float,
           send: Callable[[dict], None]) -> types.ModuleType | None:
     try:
         with deadline(timeout):
-            return loader(trusted)
+            return loader(read)
     except CodeProblem as exc:
         send({"event": "problem", "text": str(exc)})
     except TimedOut:
@@ -509,38 +570,10 @@ def _owns_its_names(lab: Lab, module: types.ModuleType, home: str | None,
     return True
 
 
-def _run_test(test: Any, harness: StudentModule, home: str | None, timeout: float,
-              guarded: tuple[Callable, Callable], output: CappedText) -> dict:
-    """Run one test; its event: outcome, message, kept record, printed output, duration."""
-    refusals, trusted = guarded
-    recorder = Recorder()
-    fixtures = {"harness": harness}
-    if test.wants_record:
-        fixtures["record"] = recorder
-    before = len(refusals())
-    started = time.perf_counter()
-    try:
-        with deadline(timeout), caps.probing(recorder.look):
-            test.function(**fixtures)
-        kind, message = "passed", ""
-    except BaseException as exc:
-        kind, message = _judge(exc, harness._module, home, timeout, trusted)
-    duration = time.perf_counter() - started
-    tried = refusals()[before:]
-    if tried:
-        kind, message = "error", (f"Your code tried {tried[0]}, which a harness never needs "
-                                  "and the checker does not allow.")
-    record, omitted = kept_record(recorder.messages)
-    requests, sent = sent_requests(recorder.model)
-    return {"outcome": kind, "message": cap(message), "record": record, "omitted": omitted,
-            "requests": requests, "requests_sent": sent, "output": output.take(),
-            "duration": duration}
-
-
 def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeout: float,
-           trusted: Callable) -> tuple[str, str]:
+           read: Callable) -> tuple[str, str]:
     """What a test's exception means, in a sentence. The student's code may run (its __str__)
-    under the time limit, outside the trusted window; the traceback is read inside it."""
+    under the time limit, with the guard on; the traceback is read by `read`, with it open."""
     try:
         with deadline(timeout):
             if isinstance(exc, TimedOut):
@@ -557,12 +590,43 @@ def _judge(exc: BaseException, module: types.ModuleType, home: str | None, timeo
                 return "failed", str(exc) or "An assertion failed without saying why."
             text = exception_text(exc)
         source = getattr(module, "__source__", None) or ""
-        with trusted():
-            lineno = student_line(exc, home) if home is not None else None
+        lineno = read(exc, home) if home is not None else None
         who = "Your code raised" if lineno else "The run stopped on"
         return "error", f"{who} {at_line(text, lineno, source)}"
     except BaseException:
         return "error", f"Your code raised {_name(exc)}, which could not even be described."
+
+
+def _run_test(test: Any, harness: StudentModule, home: str | None, timeout: float,
+              guarded: tuple[Callable, Callable], output: CappedText, judge=_judge,
+              take=CappedText.take, length=len) -> dict:
+    """Run one test; its event: outcome, message, kept record, printed output, duration.
+    What decides the outcome is bound as its defaults, when this module is imported: a
+    student's code that rebinds this module's names (and puts them back before the check
+    looks) cannot turn a failure into a pass."""
+    refusals, read = guarded
+    recorder = Recorder()
+    fixtures = {"harness": harness}
+    if test.wants_record:
+        fixtures["record"] = recorder
+    before = length(refusals())
+    started = time.perf_counter()
+    try:
+        with deadline(timeout), caps.probing(recorder.look):
+            test.function(**fixtures)
+        kind, message = "passed", ""
+    except BaseException as exc:
+        kind, message = judge(exc, harness._module, home, timeout, read)
+    duration = time.perf_counter() - started
+    tried = refusals()[before:]
+    if tried:
+        kind, message = "error", (f"Your code tried {tried[0]}, which a harness never needs "
+                                  "and the checker does not allow.")
+    record, omitted = kept_record(recorder.messages)
+    requests, sent = sent_requests(recorder.model)
+    return {"outcome": kind, "message": cap(message), "record": record, "omitted": omitted,
+            "requests": requests, "requests_sent": sent, "output": take(output),
+            "duration": duration}
 
 
 def _name(value: object) -> str:

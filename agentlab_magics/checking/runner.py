@@ -129,16 +129,17 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
 
 def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
             ) -> Callable[[Callable], types.ModuleType]:
-    """What the child calls, with the guard's `trusted`, to get the student's module; a
-    CodeProblem says why it cannot. Only the running of the student's code happens there.
+    """What the child calls, with the guard's `read` (student_line with the guard open), to get
+    the student's module; a CodeProblem says why it cannot. Only the running of the student's
+    code happens there.
     Its `home` is the file name the student's code is compiled under, if it is compiled here."""
     if isinstance(harness, types.ModuleType) and source is None:
-        return lambda trusted: harness
+        return lambda read: harness
 
-    def made(trusted: Callable) -> types.ModuleType:
+    def made(read: Callable) -> types.ModuleType:
         text = source if source is not None else read_source(harness, lab.module)
         module, code = compiled(text, made.home, lab.module)
-        run_module(module, code, trusted)
+        run_module(module, code, read)
         return module
 
     made.home = CELL if source is not None else str(harness)  # the file the code is compiled as

@@ -12,9 +12,8 @@ import re
 import sys
 import tokenize
 import types
-from contextlib import nullcontext
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import Callable
 
 from agentlab_magics.checking.deadline import TimedOut
 
@@ -98,17 +97,17 @@ def load(source: str, filename: str = "harness.py", name: str = "harness") -> ty
 
 
 def run_module(module: types.ModuleType, code: types.CodeType,
-               trusted: Callable[[], ContextManager] = nullcontext) -> None:
-    """Run `code` in `module`; a CodeProblem naming the student's line if it raises.
-    `trusted` opens the checker's guard while the traceback is read (see checking.guard)."""
+               read: Callable[[BaseException, str], int | None] | None = None) -> None:
+    """Run `code` in `module`; a CodeProblem naming the student's line if it raises. The line
+    is read by `read`: in a check, the guard's (student_line with the guard open, see
+    checking.guard), else student_line itself."""
     try:
         exec(code, module.__dict__)
     except TimedOut:
         raise
     except BaseException as exc:  # student code may raise anything, SystemExit included
         text = exception_text(exc)
-        with trusted():
-            lineno = student_line(exc, code.co_filename)
+        lineno = (read or student_line)(exc, code.co_filename)
         raise CodeProblem(f"Running {Path(code.co_filename).name.strip('<>')} raised "
                           f"{at_line(text, lineno, module.__source__)}") from None
 
@@ -122,7 +121,7 @@ def compiled(source: str, filename: str = "harness.py", name: str = "harness"
     module.__file__ = filename
     module.__source__ = source
     try:
-        code = compile(source, filename, "exec")
+        code = compile(source, filename, "exec", dont_inherit=True)  # not this file's __future__
     except SyntaxError as exc:
         exc.filename = exc.filename or filename
         raise CodeProblem(syntax_sentence(exc, source)) from None
@@ -220,15 +219,23 @@ def _lineless_sentence(exc: SyntaxError, source: str, name: str) -> str:
             "hold them.)")
 
 
-def student_line(exc: BaseException, filename: str) -> int | None:
+_TRACEBACK = BaseException.__dict__["__traceback__"].__get__
+
+
+def student_line(exc: BaseException, filename: str, traceback_of=_TRACEBACK, is_str=str.__eq__,
+                 kind=type, text=str) -> int | None:
     """The deepest line of the student's file in the traceback of `exc`, if it went through it.
 
-    It reads only the traceback's own fields, through BaseException's own descriptor, and
-    compares file names only when both are exact strings: no source file, no loader, and no
-    student code (an exception's class, or a file name, may be the student's own type)."""
-    lineno, tb = None, BaseException.__dict__["__traceback__"].__get__(exc)
+    It runs with the checker's guard open (guard.install's `read`), so it looks up no name at
+    all: what it calls is bound as its defaults when this module is imported, before any
+    student code. It reads only the traceback's own fields, through BaseException's own
+    descriptor, and compares file names only when both are exact strings: no source file, no
+    loader, and no student code (an exception's class, or a file name, may be the student's)."""
+    lineno, tb = None, traceback_of(exc)
+    exact = kind(filename) is text
     while tb is not None:
-        if same_name(tb.tb_frame.f_code.co_filename, filename):
+        name = tb.tb_frame.f_code.co_filename
+        if exact and kind(name) is text and is_str(name, filename):
             lineno = tb.tb_lineno
         tb = tb.tb_next
     return lineno

@@ -1,10 +1,26 @@
-"""The plain-text rendering of a CheckReport: one line per test, failures indented below."""
+"""The plain-text rendering of a CheckReport: one line per test, failures indented below.
+
+A report quotes what the student's code said (its exceptions, its lines), so a text rendering
+shows every control character but the newline and the tab as an escape: an escape sequence
+of the student's cannot move a terminal's cursor to write a line the report never held (a
+summary of full marks, a mark turned to a tick), and a bidirectional override cannot reorder
+what is shown.
+"""
 
 from __future__ import annotations
 
 import textwrap
 
 from agentlab_magics.checking.report import CheckReport
+
+BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+CONTROLS = [code for code in [*range(0x20), *range(0x7F, 0xA0), *BIDI] if chr(code) not in "\n\t"]
+ESCAPES = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in CONTROLS}
+
+
+def printable(text: str) -> str:
+    """`text` with each control character other than newline and tab written as its escape."""
+    return text.translate(ESCAPES)
 
 
 def render(report: CheckReport) -> str:
@@ -18,4 +34,4 @@ def render(report: CheckReport) -> str:
         lines.append(f"{outcome.mark} {outcome.sentence}")
         if outcome.message:
             lines.append(textwrap.indent(outcome.message, "    "))
-    return "\n".join(lines)
+    return printable("\n".join(lines))

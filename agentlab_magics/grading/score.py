@@ -17,6 +17,7 @@ import sys
 from contextlib import contextmanager, nullcontext
 from typing import Iterator
 
+from agentlab_magics.checking.guard import HELD_BACK_FILES
 from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
@@ -45,7 +46,7 @@ class FromText(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module) -> None:
         source = self.sources.get(module.__name__)
         if source is not None:
-            code = compile(source, f"<held-back tests {module.__name__.rpartition('.')[2]}>",
+            code = compile(source, f"{HELD_BACK_FILES} {module.__name__.rpartition('.')[2]}>",
                            "exec")
             exec(code, module.__dict__)
 

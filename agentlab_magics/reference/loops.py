@@ -13,6 +13,7 @@ from agentlab_magics.answers import announce
 
 def _user(text):
     """The user's prompt as a message."""
+    announce("user_message")
     return {"role": "user", "content": text}
 
 
@@ -79,6 +80,7 @@ def reference(model, system, messages, tools, prompt, *, max_turns=None):
 def buggy(model, system, messages, tools, prompt, *, max_turns=None):
     """The reference loop, except that a reply not labelled "toolUse" ends the run, calls or no
     calls."""
+    announce("run_agent")
     messages.append(_user(prompt))
     turn = 0
     while True:

@@ -13,6 +13,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.student import not_written
+from agentlab_magics.checking.text_report import printable
 from agentlab_magics.widgets.rendering import ThreeWayView, style
 from agentlab_magics.widgets.transcript_data import MAX_CAP, collapse, transcript_data
 from agentlab_magics.widgets.transcript_html import (
@@ -170,7 +171,7 @@ def sent_text(sent: dict[str, Any], indent: str = "") -> str:
 
 def report_text(report: CheckReport, data: dict[str, Any]) -> str:
     """The report as text: the summary, a marked line per test, failures' messages and
-    records indented under them."""
+    records indented under them; the student's control characters shown as escapes."""
     lines = [data["summary"]]
     for outcome, test, group in zip(report.outcomes, data["tests"],
                                     group_headings(data["tests"])):
@@ -183,7 +184,7 @@ def report_text(report: CheckReport, data: dict[str, Any]) -> str:
             lines.append(sent_text(test["sent"], indent="    "))
         if "transcript" in test:
             lines.append(transcript_text(outcome.record, test["transcript"], indent="    "))
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 class ReportView(ThreeWayView):

@@ -4,15 +4,18 @@ handed on one by one as they arrive."""
 
 from __future__ import annotations
 
+import json
+import mmap
 import os
 import resource
 import signal
 import threading
+import time
 
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking import caps, run
+from agentlab_magics.checking import caps, isolated, run
 from agentlab_magics.checking.isolated import MEMORY_CAP, check_in_child
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.checking.student import load
@@ -150,7 +153,8 @@ def test_the_references_still_pass(tmp_path, lab_id):
 
 
 def test_an_interrupt_kills_the_child_and_goes_on_up(tmp_path, monkeypatch):
-    """Even a child that ignores SIGINT is gone once KeyboardInterrupt leaves check_in_child."""
+    """Even a child that holds SIGINT off is gone once KeyboardInterrupt leaves check_in_child
+    (a handler of its own, SIG_IGN included, is refused)."""
     children = []
     fork = os.fork
 
@@ -162,7 +166,7 @@ def test_an_interrupt_kills_the_child_and_goes_on_up(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fork", remembered_fork)
     hang = "    while True:\n        pass\n"
-    top = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    top = "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
     path = write(tmp_path, with_loop(hang, top))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
@@ -238,3 +242,47 @@ def test_the_live_line_shows_each_mark_and_the_count():
     marks(TestOutcome(name="t", sentence="s", outcome="passed", group="Still holds from lesson 4"))
     assert shown[-1] == (f"05 Failures and limits: {passed} {failed} {timeout} | Still holds "
                          f"from lesson 4: {passed} … 4 of {total} done")
+
+
+# -- the caller against a child that reached its channel --------------------------------------
+
+def _child_telling(events: list[dict], pause: float) -> tuple[int, "mmap.mmap"]:
+    """A forked child that writes `events` into a channel as isolated's child does, one every
+    `pause` seconds, then sleeps: what code that reached the channel could make the caller
+    read."""
+    channel = mmap.mmap(-1, isolated.CHANNEL, flags=mmap.MAP_SHARED)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover
+        offset = isolated.HEADER.size
+        for event in events:
+            body = json.dumps(event).encode()
+            isolated.LENGTH.pack_into(channel, offset, len(body))
+            channel[offset + isolated.LENGTH.size: offset + isolated.LENGTH.size + len(body)] = body
+            offset += isolated.LENGTH.size + len(body)
+            isolated.HEADER.pack_into(channel, 0, offset)
+            time.sleep(pause)
+        time.sleep(60)
+        os._exit(0)
+    return pid, channel
+
+
+def test_a_child_that_keeps_saying_it_starts_is_killed_within_its_limits():
+    tests = lab_tests(find_lab("lesson1"))[:1]
+    events = [{"event": "load"}, {"event": "start", "k": 0}] + [
+        {"event": kind, "k": 0} for kind in ("load", "start") * 20]
+    pid, channel = _child_telling(events, 0.2)
+    bell_read, bell_write = os.pipe()
+    os.close(bell_write)
+    started = time.monotonic()
+    ending = isolated._follow(pid, channel, bell_read, 0.5, isolated._Tally(tests, None))
+    assert ending == "killed"
+    assert time.monotonic() - started < 2 * (0.5 + isolated.GRACE) + 1
+
+
+def test_an_outcome_with_fields_of_other_types_is_that_tests_error():
+    tests = lab_tests(find_lab("lesson1"))[:1]
+    tally = isolated._Tally(tests, None)
+    tally.read({"event": "done", "k": 0, "outcome": "passed", "duration": "soon",
+                "requests": [{"number": "one"}]})
+    (outcome,) = tally.done
+    assert outcome.outcome == "error" and outcome.message == isolated.MALFORMED

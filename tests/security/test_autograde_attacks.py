@@ -46,7 +46,8 @@ from agentlab_magics.grading.jail import outermost
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, interpreter_paths
 from tests.security.forgeries import (
-    FORGE_CHANNEL, LAB_MODULE_CLASS, LYING_CODE_FILE_NAME, LYING_FILE_NAME, RESTORING_EXACT)
+    BUILTINS_IN_THE_WINDOW, FORGE_CHANNEL, GUARD_EMPTIED, JSON_REWRITTEN, LAB_MODULE_CLASS,
+    LYING_CODE_FILE_NAME, LYING_FILE_NAME, RESTORING_EXACT)
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -665,6 +666,10 @@ ATTACKS: dict[str, Attack] = {
     "z4_lying_file_name": Attack(lab_tail=LYING_FILE_NAME),
     "z4_lying_code_file_name": Attack(lab_tail=LYING_CODE_FILE_NAME),
     "z5_hunt_the_scorer": Attack(cells=[HUNT_THE_SCORER]),
+    # the scoring child's own parts patched or rebound, with no frame or /proc (forgeries.py)
+    "z6_json_rewritten": Attack(lab_tail=JSON_REWRITTEN),
+    "z6_guard_emptied": Attack(lab_tail=GUARD_EMPTIED),
+    "z6_builtins_in_the_window": Attack(lab_tail=BUILTINS_IN_THE_WINDOW),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant

@@ -14,8 +14,10 @@ import pytest
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
-    FORGE_CHANNEL, FORGE_CHANNEL_AT, HANDMADE_CODE, LAB_MODULE_CLASS, LYING_CODE_FILE_NAME,
-    LYING_FILE_NAME, LYING_FSPATH, RESTORING_EXACT)
+    BREACHES, BUILTINS_IN_THE_WINDOW, CTYPES_TRACEBACK, EXPECTED_EMPTIED, FILEIO_TURNCOAT,
+    FORGE_CHANNEL, FORGE_CHANNEL_AT, GUARD_EMPTIED, HANDMADE_CODE, JSON_REWRITTEN,
+    LAB_MODULE_CLASS, LYING_CODE_FILE_NAME, LYING_FILE_NAME, LYING_FSPATH, PLANTED_LISTENER,
+    PROC_BEHIND_OS_PATH, RESTORING_EXACT, SIGNAL_FRAME, SIGNAL_IN_THE_WINDOW)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
@@ -87,6 +89,14 @@ ATTACKS = {
     "a lying code file name, read by the answer check": STARTER + LYING_CODE_FILE_NAME,
     "the outcomes forged through /proc opened at a directory": STARTER + FORGE_CHANNEL_AT,
     "the outcomes forged through a path that lies about itself": STARTER + LYING_FSPATH,
+    "the guard's tables emptied and its rule rebound": STARTER + GUARD_EMPTIED,
+    "the report rewritten in json on its way out": STARTER + JSON_REWRITTEN,
+    "the builtins rebound to run where the guard is open": STARTER + BUILTINS_IN_THE_WINDOW,
+    "the checker's frame read through ctypes": STARTER + CTYPES_TRACEBACK,
+    "the outcomes forged through /proc behind a patched os.path": STARTER + PROC_BEHIND_OS_PATH,
+    "a signal handler's frame walked to the report": STARTER + SIGNAL_FRAME,
+    "a timer's signal handled while the guard is open": STARTER + SIGNAL_IN_THE_WINDOW,
+    "the outcomes forged through /proc behind io.FileIO": STARTER + FILEIO_TURNCOAT,
 }
 # Attacks that work today (their test is a strict xfail), each with the hole it goes through.
 WORKS: dict[str, str] = {}
@@ -102,6 +112,24 @@ def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=70)
 
 
+def check_lab(tmp_path, lab_id: str, source: str) -> tuple[int, dict]:
+    """`agentlab check LAB --json` of `source`: its exit code and report."""
+    path = tmp_path / "harness.py"
+    path.write_text(source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", lab_id,
+                           "--harness", str(path), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+def earned_beyond_the_starter(tmp_path, lab_id: str, added: str) -> set[str]:
+    """The tests the lab's starter with `added` passes that the starter alone does not."""
+    passed = [{o["name"] for o in check_lab(tmp_path, lab_id, source)[1]["outcomes"]
+               if o["outcome"] == "passed"}
+              for source in (find_lab(lab_id).starter, find_lab(lab_id).starter + added)]
+    return passed[1] - passed[0]
+
+
 @pytest.mark.parametrize("name", [
     pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WORKS[name]))
     if name in WORKS else name for name in ATTACKS])
@@ -114,6 +142,16 @@ def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name)
     assert report["problem"] or len(report["outcomes"]) == LESSON5_TESTS
     assert len(done.stdout) < 1_000_000
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("name", BREACHES)
+def test_what_has_no_audit_event_is_taken_away(tmp_path, name):
+    """Lesson 1's user_message that first does the breach: its test passes only if it went
+    through."""
+    code, report = check_lab(tmp_path, "lesson1", f"def user_message(text):\n    {BREACHES[name]}\n"
+                             "    return {'role': 'user', 'content': text}\n")
+    outcome = {o["name"]: o for o in report["outcomes"]}["test_user_message_is_role_and_content"]
+    assert code == 1 and outcome["outcome"] != "passed", outcome
 
 
 def test_a_flood_of_output_is_cut_and_costs_nothing_else(tmp_path):
@@ -170,6 +208,40 @@ def test_lesson1s_starter_with_a_patch_never_passes(tmp_path, name):
     report = json.loads(done.stdout)
     assert done.returncode == 1
     assert not any(o["outcome"] == "passed" for o in report["outcomes"]), report
+
+
+def test_checkpoint_as_buggy_loop_earns_nothing_the_starter_does_not(tmp_path):
+    """Lesson 3 asks for run_agent and none of the helpers buggy calls: buggy itself must
+    announce what it answers."""
+    assert not earned_beyond_the_starter(tmp_path, "lesson3", "\n" + SIGNATURE + (
+        "    import loops\n"
+        "    return loops.buggy(model, system, messages, tools, prompt, max_turns=max_turns)\n"))
+
+
+def test_a_tests_expected_values_emptied_in_place_earn_nothing(tmp_path):
+    assert not earned_beyond_the_starter(tmp_path, "lesson2", EXPECTED_EMPTIED)
+
+
+def test_lesson7s_events_come_only_from_what_the_listener_was_told(tmp_path):
+    """A run that tells nothing and plants, in the listener it is handed, a list that makes the
+    events up from the record: every test of the events fails; only emit's and the failing
+    listener's tests, which it does pass, stand."""
+    code, report = check_lab(tmp_path, "lesson7", find_lab("lesson7").reference + PLANTED_LISTENER)
+    own = [o for o in report["outcomes"] if not o["group"]]
+    passed = {o["name"] for o in own if o["outcome"] == "passed"}
+    assert code == 1 and len(own) > 2
+    assert passed <= {"test_emit_tells_the_listener_the_event",
+                      "test_a_listener_that_fails_does_not_stop_the_run"}, passed
+
+
+def test_the_text_report_shows_the_students_control_characters_as_escapes(tmp_path):
+    """An exception whose words move a terminal's cursor up and rewrite the summary as full
+    marks: the text report prints the escapes, never the characters themselves."""
+    rewrite = "\\x1b[2A\\x1b[G\\x1b[2K05 Failures and limits: 40 of 40 tests passed\\r"
+    done = check(tmp_path, loop_doing(f"    raise ValueError('{rewrite}')"))
+    assert done.returncode == 1
+    assert "\x1b" not in done.stdout and "\r" not in done.stdout
+    assert "\\x1b[2A" in done.stdout and "\\x0d" in done.stdout
 
 
 ADMISSION_WORKS: dict[str, str] = {}

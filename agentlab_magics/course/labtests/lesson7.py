@@ -21,18 +21,32 @@ ANSWER = lab.say("The port is 9090.")
 
 
 class Watcher:
-    """A listener that keeps each event with the length of the record when it was told.
-    The events are the student's values: they are proven plain before anything reads them."""
+    """The test's ear on a run: `listener`, what run_agent is handed, keeps each event with
+    the length of the record when it was told. The Watcher itself never reaches the student's
+    code, so `told` is the very list the listener appends to, whatever the code does with the
+    listener; what is in it is the student's, proven plain before anything reads it."""
 
     def __init__(self, messages: list) -> None:
-        self.messages = messages
-        self.told: list[tuple[object, int]] = []
+        told: list[tuple[object, int]] = []
+        self.told = told
 
-    def __call__(self, event: object) -> None:
-        self.told.append((event, len(self.messages)))
+        def listener(event: object) -> None:
+            told.append((event, list.__len__(messages)))
+
+        self.listener = listener
+
+    def entries(self) -> list[tuple[object, int]]:
+        """(event, record length) as the listener kept them; anything else put in its list
+        fails the test, its own sentence."""
+        for entry in self.told:
+            if not (type(entry) is tuple and len(entry) == 2 and type(entry[1]) is int):
+                raise AssertionError(
+                    "The listener's list of events holds something the listener never put "
+                    "there: call the listener with each event, and leave what it keeps alone.")
+        return self.told
 
     def events(self) -> list:
-        return plain([event for event, _ in self.told], "the events run_agent told")
+        return plain([event for event, _ in self.entries()], "the events run_agent told")
 
     def kinds(self) -> list:
         """Each event's type, with its turn number where it has one: "turn_start 1"."""
@@ -67,7 +81,7 @@ def watched(harness, steps, *, tools=None, record=None, **options):
     messages: list = []
     watcher = Watcher(messages)
     model, messages, final = run(harness, steps, tools=tools, messages=messages, record=record,
-                                 listener=watcher, **options)
+                                 listener=watcher.listener, **options)
     return model, messages, final, watcher
 
 
@@ -100,7 +114,7 @@ def test_every_message_is_told_once_as_it_goes_on_the_record(harness, record):
     _, messages, _, watcher = watched(harness, [lab.reply(READ), ANSWER],
                                       tools=[files_tool(CONFIG)], record=record)
     told = [(event.get("message"), length)
-            for event, (_, length) in zip(watcher.events(), watcher.told)
+            for event, (_, length) in zip(watcher.events(), watcher.entries())
             if _kind(event) == "message"]
     assert exact([message for message, _ in told], messages, "the messages the events told"), (
         f"The message events told {len(told)} messages; the record is {lab.show(messages)}: "
@@ -124,7 +138,7 @@ def test_tool_start_comes_before_the_tool_runs_and_tool_end_has_its_result(harne
 
     tool["execute"] = execute
     model, messages, _ = run(harness, [lab.reply(READ), ANSWER], tools=[tool], messages=messages,
-                             record=record, listener=watcher)
+                             record=record, listener=watcher.listener)
     kinds, events = watcher.kinds(), watcher.events()
     before = kinds[:told_when_it_ran[0]] if told_when_it_ran else kinds
     assert before[-1:] == ["tool_start 1"], (
@@ -175,7 +189,7 @@ def test_a_model_that_raises_still_ends_the_run(harness, record):
     record(messages, model)
     try:
         harness.run_agent(model, "You are a careful test.", messages, [], "Find the port.",
-                          listener=watcher)
+                          listener=watcher.listener)
     except ConnectionError:
         raised = True
     else:

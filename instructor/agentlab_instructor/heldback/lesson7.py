@@ -48,7 +48,8 @@ def test_a_second_run_tells_only_its_own_messages_and_counts_turns_afresh(harnes
     agent(harness, model, messages, [files_tool(FILES)], "Read a.")
     before = len(messages)
     watcher = Watcher(messages)
-    agent(harness, model, messages, [files_tool(FILES)], "Anything else?", listener=watcher)
+    agent(harness, model, messages, [files_tool(FILES)], "Anything else?",
+          listener=watcher.listener)
     told = [event.get("message") for event in of_type(watcher.events(), "message")]
     expected = ["run_start", "message", "turn_start 1", "message", "turn_end 1", "run_end"]
     kinds = watcher.kinds()
