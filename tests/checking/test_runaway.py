@@ -284,5 +284,18 @@ def test_an_outcome_with_fields_of_other_types_is_that_tests_error():
     tally = isolated._Tally(tests, None)
     tally.read({"event": "done", "k": 0, "outcome": "passed", "duration": "soon",
                 "requests": [{"number": "one"}]})
+    assert not tally.done  # not until the child says the course was as it was
+    tally.read({"event": "clean", "k": 0})
     (outcome,) = tally.done
     assert outcome.outcome == "error" and outcome.message == isolated.MALFORMED
+
+
+def test_a_child_that_ends_between_a_pass_and_its_clean_has_not_passed():
+    tests = lab_tests(find_lab("lesson1"))[:2]
+    pid, channel = _child_telling([{"event": "load"}, {"event": "start", "k": 0},
+                                   {"event": "done", "k": 0, "outcome": "passed"}], 0.0)
+    bell_read, bell_write = os.pipe()
+    os.close(bell_write)
+    tally = isolated._Tally(tests, None)
+    assert isolated._follow(pid, channel, bell_read, 0.5, tally) == "killed"
+    assert not tally.done and tally.started == 0
