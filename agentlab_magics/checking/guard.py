@@ -257,10 +257,10 @@ _MISSING = object()
 class Snapshot:
     """What some modules (and the builtins) hold at one moment, to compare later: the names
     each binds, its own class, the attributes of every class the course defines in them
-    (class attributes raise no audit event when they are set), and the contents of the tests'
-    module-level data (DATA_PACKAGES)."""
+    (class attributes raise no audit event when they are set), and, with `data`, the contents
+    of the tests' module-level data (DATA_PACKAGES)."""
 
-    def __init__(self, modules: list[types.ModuleType]):
+    def __init__(self, modules: list[types.ModuleType], data: bool = False):
         spaces = [(module.__name__, module) for module in [builtins, *modules]]
         spaces += [(f"{cls.__module__}.{cls.__qualname__}", cls) for cls in _classes(modules)]
         self._spaces = [space for _, space in spaces]
@@ -272,7 +272,7 @@ class Snapshot:
             if entries:
                 self._columns.append((kind.get, *(tuple(column) for column in zip(*entries))))
         self._data = [(f"{label}.{name}", value, marshal.dumps(value, MARSHAL_VERSION))
-                      for label, space in spaces if label.startswith(DATA_PACKAGES)
+                      for label, space in spaces if data and label.startswith(DATA_PACKAGES)
                       for name, value in vars(space).items() if _plain_data(value)]
 
     def changed(self, any=any, map=map, is_not=is_not, type=type, repeat=repeat,
@@ -325,15 +325,20 @@ def _classes(modules: list[types.ModuleType]) -> list[type]:
 
 def course_modules() -> list[types.ModuleType]:
     """The modules a check relies on that student code can import: the runtime and the
-    tests, the held-back ones included, and the standard library's packages they use (a test
-    that copies or compares with copy or json rests on their names as much as on its own)."""
-    course = [module for name, module in list(sys.modules.items())
-              if name.startswith(COURSE_PACKAGES) and isinstance(module, types.ModuleType)
-              and not name.startswith(("agentlab_magics.widgets", "agentlab_magics.magics"))]
+    tests, the held-back ones included."""
+    return [module for name, module in list(sys.modules.items())
+            if name.startswith(COURSE_PACKAGES) and isinstance(module, types.ModuleType)
+            and not name.startswith(("agentlab_magics.widgets", "agentlab_magics.magics"))]
+
+
+def standard_modules(course: list[types.ModuleType]) -> list[types.ModuleType]:
+    """The standard library's packages (with their submodules) that the `course` modules
+    use: a test that copies or compares with copy or json rests on their names as much as on
+    its own."""
     used = {_package(value) for module in course for value in list(vars(module).values())}
     used &= sys.stdlib_module_names - UNWATCHED
-    return course + [module for name, module in list(sys.modules.items())
-                     if name.partition(".")[0] in used and isinstance(module, types.ModuleType)]
+    return [module for name, module in list(sys.modules.items())
+            if name.partition(".")[0] in used and isinstance(module, types.ModuleType)]
 
 
 def _package(value: object) -> str:

@@ -454,7 +454,13 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
         caps.listen(tell)  # before the guard, which refuses adding audit hooks
         keep_handlers()  # before the guard, which takes signal handlers away
         refusals, read = guard.install(lab.names, student_line)
-        changed_since, tampered = guard.Snapshot(guard.course_modules()).changed, []
+        course = guard.course_modules()
+        # after each call of the student's code, the course's names; after each test, the
+        # standard packages the course uses and the tests' own data too (a change found
+        # then fails the whole check all the same)
+        changed_since, tampered = guard.Snapshot(course).changed, []
+        changed_in_test = guard.Snapshot(course + guard.standard_modules(course),
+                                         data=True).changed
         refusal = guard.Refused
 
         def look() -> None:
@@ -474,7 +480,7 @@ def _child(channel: mmap.mmap, bell: int, lab: Lab, tests: list,
             event = run_test(test, wrap(module, lab.purposes, look), home, timeout,
                              (refusals, read), output)
             send({"event": "done", "k": k, **event})
-            changed = tampered[0] if tampered else changed_since()
+            changed = tampered[0] if tampered else changed_in_test()
             if changed:
                 send({"event": "problem", "text": (
                     f"Your code changed {changed}, which belongs to the course and which the "
