@@ -79,9 +79,12 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
         if on_outcome is not None:
             on_outcome(outcome)
 
+    from agentlab_magics.checking.spares import local_spares
+
     try:
         report = run(lab_id, module, source=source, on_outcome=arrived,
-                     timeout=time_limit() if timeout is None else timeout)
+                     timeout=time_limit() if timeout is None else timeout,
+                     launch=local_spares().take)
     except KeyboardInterrupt:
         return _stopped(lab_id, len(finished))
     if report.problem is None:

@@ -1,10 +1,14 @@
 """How long a warm check takes, against ipytest and against the floor, in one run.
 
-Per lab, the median of: `%%check`'s way (`run(lab, source=...)`: the reference loaded afresh in
-a child process killed on time, the tests called there), ipytest (`ipytest.run()` in a real
-IPython shell over the same test functions and fixtures, pytest.main underneath), and the floor
-(the same test functions called by hand in this process, nothing isolated). Prints the ratios;
-asserts nothing. Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
+Per lab, the median of: `%%check`'s way (`run(lab, module, source=...)` with the kernel's spare
+student processes: the tests here, the reference loaded afresh in a fresh student process,
+every call crossing the pipe), ipytest (`ipytest.run()` in a real IPython shell over the same
+test functions and fixtures, pytest.main underneath, the code in the same process), and the
+floor (the same test functions called by hand in this process, nothing isolated). Then what
+the process boundary costs: one crossing's round trip (the judge calls a student function
+that returns at once; the student's code calls a judge object), and how many crossings each
+lab's check makes. Prints the ratios; asserts nothing.
+Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
 `python bench/bench_check.py cold [repeats]`: a student's first check from a shell, cold, in
 one run: fresh processes of `agentlab check lesson1 --harness STARTER` (the venv's own entry
@@ -23,20 +27,42 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
+from typing import Any
 
 from agentlab_magics.checking import run
-from agentlab_magics.checking.isolated import Recorder
-from agentlab_magics.checking.runner import lab_tests
-from agentlab_magics.checking.student import StudentModule, load
-from agentlab_magics.course import find_lab
+from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.runner import Recorder, lab_tests
+from agentlab_magics.checking.spares import local_spares
+from agentlab_magics.checking.student import NotWrittenYet, load
+from agentlab_magics.course import find_lab, labs
 
-LABS = ("lesson1", "lesson5", "checkpoint-a", "ch03-a")
+LABS = tuple(labs())
 # The floor of any program whose output is a Pydantic model, as the check's report is: import
 # pydantic, find its plugins, build one model and validate one value.
 PYDANTIC_FLOOR = ("from pydantic import BaseModel\n"
                   "class Report(BaseModel):\n    title: str\n    passed: int = 0\n"
                   "Report(title='lesson1')")
+ECHO = "def nothing():\n    return None\n\ndef ask(handle, times):\n" \
+       "    for _ in range(times):\n        handle()\n"
+
+
+class InProcess:
+    """The `harness` fixture without a boundary: the module's names, a missing one failing as
+    the checker's does (what ipytest and the floor run against)."""
+
+    def __init__(self, module: types.ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return getattr(self._module, name)
+        except AttributeError:
+            raise NotWrittenYet(f"{name} is not written yet.") from None
+
+    def missing(self, names: list[str]) -> list[str]:
+        return [name for name in names if not hasattr(self._module, name)]
 
 
 def median_ms(action, repeats: int) -> float:
@@ -51,7 +77,7 @@ def median_ms(action, repeats: int) -> float:
 
 def floor(lab, module) -> None:
     """The lab's test functions called by hand with the same fixtures: no isolation, no pytest."""
-    student = StudentModule(module, lab.purposes)
+    student = InProcess(module)
     for test in lab_tests(lab):
         test.function(**({"harness": student, "record": Recorder()} if test.wants_record
                          else {"harness": student}))
@@ -66,14 +92,15 @@ def ipytest_shell(lab, module):
     shell = InteractiveShell.instance()
     ipytest.autoconfig(raise_on_error=False)
     namespace = shell.user_ns
-    namespace["__student__"] = StudentModule(module, lab.purposes)
+    namespace["__student__"] = InProcess(module)
     shell.run_cell("import pytest\n"
                    "@pytest.fixture\ndef harness():\n    return __student__\n"
-                   "from agentlab_magics.checking.isolated import Recorder\n"
+                   "from agentlab_magics.checking.runner import Recorder\n"
                    "@pytest.fixture\ndef record():\n    return Recorder()\n")
     for test in lab_tests(lab):
         namespace[test.name] = test.function
     namespace["__file__"] = "bench_notebook.py"
+
     def quietly() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
             ipytest.run("-q", "-p", "no:cacheprovider")
@@ -81,20 +108,65 @@ def ipytest_shell(lab, module):
     return quietly
 
 
+def crossings(lab) -> int:
+    """How many frames the judge sends in one check of the lab's reference: its calls of the
+    student's functions and its answers to the student's calls back."""
+    counted = [0]
+    send = StudentProcess.send
+
+    def counting(self, message):
+        counted[0] += 1
+        return send(self, message)
+
+    StudentProcess.send = counting
+    try:
+        run(lab.id, "", source=lab.reference)
+    finally:
+        StudentProcess.send = send
+    return counted[0]
+
+
+def round_trips(repeats: int = 2000) -> tuple[float, float]:
+    """Microseconds of one crossing's round trip: the judge calling a student function that
+    returns at once, and the student's code calling a judge object that returns at once."""
+    process = StudentProcess.local()
+    try:
+        process.load(ECHO, "<bench>", "bench", ["nothing", "ask"], [], 10.0)
+        process.begin(600.0)
+        process.call("nothing", (), {})
+        started = time.perf_counter()
+        for _ in range(repeats):
+            process.call("nothing", (), {})
+        call = (time.perf_counter() - started) / repeats
+        started = time.perf_counter()
+        process.call("ask", (lambda: None, repeats), {})
+        back = (time.perf_counter() - started) / repeats
+    finally:
+        process.kill()
+    return call * 1e6, back * 1e6
+
+
 def main(repeats: int = 15) -> None:
-    print(f"{'lab':14} {'tests':>5} {'%%check ms':>11} {'ipytest ms':>11} {'floor ms':>9} "
-          f"{'ipytest/check':>14} {'check/floor':>12}")
+    print(f"{'lab':18} {'tests':>5} {'%%check ms':>11} {'ipytest ms':>11} {'floor ms':>9} "
+          f"{'ipytest/check':>14} {'check/floor':>12} {'crossings':>10}")
+    spares = local_spares()
+    slowest = float("inf")
     for lab_id in LABS:
         lab = find_lab(lab_id)
         module = load(lab.reference, f"{lab.module}.py", lab.module)
-        count = len(run(lab.id, module, source=lab.reference).outcomes)
-        checked = median_ms(lambda: run(lab.id, module, source=lab.reference), repeats)
+        count = len(run(lab.id, "", source=lab.reference).outcomes)
+        checked = median_ms(lambda: run(lab.id, module, source=lab.reference,
+                                        launch=spares.take), repeats)
         called = median_ms(lambda: floor(lab, module), repeats)
-        runner = ipytest_shell(lab, module)
-        with_ipytest = median_ms(runner, repeats)
-        print(f"{lab.id:14} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
-              f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x")
-    print("goal: %%check at least 2x faster than ipytest (aim 5x), with isolation in place")
+        with_ipytest = median_ms(ipytest_shell(lab, module), repeats)
+        slowest = min(slowest, with_ipytest / checked)
+        print(f"{lab.id:18} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
+              f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x {crossings(lab):10}")
+    call, back = round_trips()
+    print(f"one crossing's round trip: {call:.0f} us judge -> student, {back:.0f} us "
+          "student -> judge")
+    print(f"the slowest lab is {slowest:.1f}x faster than ipytest; goal: at least 2x on every "
+          "lab (aim 5x), with the process boundary in place")
 
 
 def cold(repeats: int = 10) -> None:
@@ -134,6 +206,7 @@ def compiled_once(folder: str) -> dict[str, str]:
                    if name != "PYTHONDONTWRITEBYTECODE"}
     environment["PYTHONPYCACHEPREFIX"] = str(Path(folder, "bytecode"))
     return environment
+
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["cold"]:

@@ -5,16 +5,12 @@ money already charged plus the next attempt's estimate would exceed the budget. 
 budget exactly is allowed. The same rule serves the loop (``decide_admission``) and the
 variable-cost transfer task (``transfer_check``); only the vocabulary differs.
 
-The case tables are data, importable by checkers, and tuples, so no code under test can empty
-them: ``VISIBLE_CASES`` and ``TRANSFER_CASES`` are the ones the learner sees. The boundary cases held back for grading are the instructor's,
-in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here. The rule is
-the answer of labs ch03-a and ch03-a-transfer, and says so when it runs
-(agentlab_magics.answers): a harness that calls it instead of writing its own earns nothing.
+The case tables are data, importable by checkers: ``VISIBLE_CASES`` and ``TRANSFER_CASES``
+are the ones the learner sees. The boundary cases held back for grading are the instructor's,
+in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here.
 """
 
 from typing import Any
-
-from agentlab_magics.answers import announce
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
@@ -34,7 +30,6 @@ class _Exposure(BaseModel):
 
     def refusal(self) -> str | None:
         """'calls' when no attempt is left, else 'cost' if the estimate would overrun, else None."""
-        announce("decide_admission", "transfer_check")
         if self.calls >= self.max_calls:
             return "calls"
         if self.spent + self.next_cost > self.budget:

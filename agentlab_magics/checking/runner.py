@@ -1,10 +1,12 @@
 """Check student code against a lab: the lab's test functions, one sentence each.
 
-`run` is the one entry point. The student's code is loaded and tested in a child process
-(`isolated.py`) that the caller kills on time, so nothing the code does (raise, print, exit,
-hang, loop, eat memory, patch what it can reach) stalls the caller or escapes as a traceback.
-The tests are plain functions taking the fixtures `harness` (the student's module; a missing
-name fails with a sentence) and `record` (keeps the messages a run left, for the report).
+`run` is the one entry point, for `%%check`, `agentlab check`, `grade()` and the grader. The
+tests run here, in the judge; the student's code runs in a student process of its own
+(`judge.StudentProcess`), started fresh for the check, loading only the student's source, and
+killed on time: nothing the code does (raise, print, exit, hang, patch, lie) reaches the tests
+or their verdicts. The tests are plain functions taking the fixtures `harness` (the student's
+module, as `judge.StudentCode`; a missing name fails with a sentence) and `record` (keeps the
+list a run appended to, and its model, for the report).
 
 A lab's own tests come first; then, for a lab that builds on earlier ones, the visible tests
 of those labs that read only names its file still holds, each under its group's heading
@@ -13,25 +15,35 @@ of those labs that read only names its file still holds, each under its group's 
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import math
+import os
+import time
 import types
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from agentlab_magics.checking.judge import (
+    Ended, OutOfTime, RecordCap, Stopped, StudentCode, StudentProcess, crossing_of)
+from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.student import (
-    CodeProblem, compiled, course_imports, read_source, run_module)
+    CodeProblem, NotWrittenYet, at_line, exception_text, read_source, syntax_sentence)
+from agentlab_magics.checking.student_process import MEMORY_CAP
 from agentlab_magics.course import Lab, find_lab
-from agentlab_magics.course.catalog import file_names
+from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
 from agentlab_magics.course.labtests import reads
+from agentlab_magics.lab.caps import (
+    RECORD_CAP, CapReached, memory_ran_out, reached, record_too_long)
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
+Launch = Callable[[], StudentProcess]
 
 
 class BadTimeout(ValueError):
@@ -106,44 +118,223 @@ def _tests_of(module: types.ModuleType) -> list[LabTest]:
             if name.startswith("test_") and inspect.isfunction(function)]
 
 
+@dataclass(frozen=True)
+class Source:
+    """The student's code as text, and the file name its lines are counted in."""
+
+    text: str
+    filename: str
+
+
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
         only: list[str] | None = None, held_back: bool = False,
-        source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None
-        ) -> CheckReport:
+        source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None,
+        launch: Launch | None = None) -> CheckReport:
     """Check `harness` against the lab's tests (all, or the ones named in `only`); the tests
     the instructor holds back run only when `held_back` is true. `on_outcome` is handed each
     test's outcome, in order, as soon as it is known (for a live display).
 
-    `harness` is a path of a .py file, or a module already made (the notebook's names);
-    with `source`, `harness` is ignored and the source is loaded as the lab's module.
-    The loading, like every test, happens in the child process under the time limit.
+    `harness` is a path of a .py file, or a module already made (the notebook's names, which
+    are then served by a fork of this process); with `source`, `harness` is ignored and the
+    source is checked as the lab's module (`CELL` names it). `launch` starts a student process
+    (default: a fresh interpreter here; the grader's runs in its sandbox).
     """
-    from agentlab_magics.checking.isolated import check_in_child
-
     lab = find_lab(lab_id)
     seconds = checked_timeout(timeout)
-    course_imports()
     tests = lab_tests(lab, held_back=held_back, only=only)
-    return check_in_child(lab, tests, _loader(lab, harness, source), seconds, on_outcome)
+    try:
+        code = _code(lab, harness, source)
+    except CodeProblem as exc:
+        return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
+    trial = Trial(lab, tests, code, seconds, launch or StudentProcess.local)
+    return within_size(trial.report(on_outcome))
 
 
-def _loader(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
-            ) -> Callable[[Callable], types.ModuleType]:
-    """What the child calls, with the guard's `read` (student_line with the guard open), to get
-    the student's module; a CodeProblem says why it cannot. Only the running of the student's
-    code happens there.
-    Its `home` is the file name the student's code is compiled under, if it is compiled here."""
-    if isinstance(harness, types.ModuleType) and source is None:
-        return lambda read: harness
+def _code(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
+          ) -> Source | types.ModuleType:
+    """What is checked: the source (compiled here first, so a syntax error is a sentence and
+    nothing runs), or a module of this process."""
+    if source is None and isinstance(harness, types.ModuleType):
+        return harness
+    code = Source(source, CELL) if source is not None else Source(
+        read_source(harness, lab.module), str(harness))
+    try:
+        tree = ast.parse(code.text.removeprefix("\ufeff"), code.filename)
+    except SyntaxError as exc:
+        exc.filename = exc.filename or code.filename
+        raise CodeProblem(syntax_sentence(exc, code.text)) from None
+    except (RecursionError, MemoryError):  # how CPython 3.11 reports code nested too deeply
+        raise CodeProblem(f"{Path(code.filename).name} is nested too deeply for Python to "
+                          "compile: break the deepest expression into steps.") from None
+    _written_here(lab, tree)
+    return Source(code.text.removeprefix("\ufeff"), code.filename)
 
-    def made(read: Callable) -> types.ModuleType:
-        text = source if source is not None else read_source(harness, lab.module)
-        module, code = compiled(text, made.home, lab.module)
-        run_module(module, code, read)
-        return module
 
-    made.home = CELL if source is not None else str(harness)  # the file the code is compiled as
-    return made
+def _written_here(lab: Lab, tree: ast.Module) -> None:
+    """A name the lab asks for is written in the file, not imported into it."""
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                name = alias.asname or alias.name.partition(".")[0]
+                if name in lab.names:
+                    raise CodeProblem(f"{name} is imported, not written in your code: write "
+                                      f"{name} yourself, as a def in your file.")
+
+
+class Recorder:
+    """The `record` fixture: keeps the list a test's run appended to, and the lab model it ran
+    against (when the test names it), for the report."""
+
+    def __init__(self) -> None:
+        self.messages: list | None = None
+        self.model: Any = None
+
+    def __call__(self, messages: list, model: Any = None) -> list:
+        self.messages, self.model = messages, model
+        return messages
+
+    def look(self) -> None:
+        """Stop the test once the kept list is longer than RECORD_CAP."""
+        if type(self.messages) is list and len(self.messages) > RECORD_CAP:
+            reached(record_too_long(len(self.messages)))
+
+    def kept(self, stopped: BaseException | None) -> tuple[list | None, int]:
+        """The record's ends for the report: those the student process sent when it stopped
+        a list that grew past the cap, else the kept list's own."""
+        if isinstance(stopped, RecordCap):
+            edges, length = stopped.edges, stopped.length
+            return plain(edges), max(length - len(edges), 0)
+        return kept_record(self.messages)
+
+
+class Trial:
+    """One check: the lab's tests against one student's code, in order, each given the
+    student process the one before left alive (a fresh one after a death or a kill)."""
+
+    def __init__(self, lab: Lab, tests: list[LabTest], code: Source | types.ModuleType,
+                 timeout: float, launch: Launch) -> None:
+        self.lab, self.tests, self.code, self.timeout, self.launch = (
+            lab, tests, code, timeout, launch)
+        self.names = sorted(HARNESS_NAMES | set(lab.names))
+
+    def report(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:
+        outcomes: list[TestOutcome] = []
+        process: StudentProcess | None = None
+        try:
+            for test in self.tests:
+                if process is None or not process.alive:
+                    process, problem = self.start()
+                    if problem is not None:
+                        return CheckReport(lab_id=self.lab.id, title=self.lab.title,
+                                           outcomes=outcomes, problem=problem)
+                outcome = self.outcome(test, process)
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
+        finally:
+            if process is not None:
+                process.kill()
+        return CheckReport(lab_id=self.lab.id, title=self.lab.title, outcomes=outcomes)
+
+    def start(self) -> tuple[StudentProcess, None] | tuple[None, str]:
+        """A student process holding the student's code, or the sentence saying why not."""
+        try:
+            process = self.launch() if isinstance(self.code, Source) else StudentProcess.forked(
+                self.code, getattr(self.code, "__file__", "") or "")
+        except Stopped as exc:
+            return None, (f"The checker could not start the process that runs your code "
+                          f"({exc.args[0] if exc.args else 'it ended'}); try again.")
+        if not isinstance(self.code, Source):
+            module = vars(self.code)
+            process.names = {name: callable(module[name]) for name in self.names
+                             if name in module}
+            return process, None
+        try:
+            process.load(self.code.text, self.code.filename, self.lab.module, self.names,
+                         [os.getcwd()], self.timeout)
+        except BaseException as exc:
+            process.kill()
+            return None, self.unloaded(exc)
+        return process, None
+
+    def unloaded(self, exc: BaseException) -> str:
+        """Why the student's code could not be loaded, in a sentence."""
+        if isinstance(exc, OutOfTime):
+            return (f"Loading your code took longer than {self.timeout:g} s: is there a loop at "
+                    "the top level of the file that never ends?")
+        if isinstance(exc, Ended):
+            return (f"Loading your code ended the process that runs it ({exc.args[0]}), so "
+                    "nothing could be checked: look for os._exit or sys.exit at the top level "
+                    "of the file.")
+        if isinstance(exc, Stopped):
+            return str(exc.args[0])
+        crossed = crossing_of(exc)
+        if crossed is None:
+            raise exc
+        text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
+        name = Path(self.code.filename).name.strip("<>")
+        return f"Running {name} raised {self._at(text, crossed.lines)}"
+
+    def outcome(self, test: LabTest, process: StudentProcess) -> TestOutcome:
+        """Run one test against `process`; its outcome, with the run's record and output."""
+        recorder = Recorder()
+        fixtures: dict[str, Any] = {"harness": StudentCode(process, PURPOSES)}
+        if test.wants_record:
+            fixtures["record"] = recorder
+        process.begin(self.timeout, recorder.look)
+        started, stopped = time.perf_counter(), None
+        try:
+            test.function(**fixtures)
+            kind, message = "passed", ""
+        except KeyboardInterrupt:
+            process.kill()
+            raise
+        except BaseException as exc:
+            stopped = exc
+            kind, message = self.judged(exc)
+        duration = time.perf_counter() - started
+        output = process.end()
+        record, omitted = recorder.kept(stopped)
+        requests, sent = sent_requests(recorder.model)
+        return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
+                           outcome=kind, message=cap(message), record=record,
+                           record_omitted=omitted, requests=requests, requests_sent=sent,
+                           output=output, duration=duration)
+
+    def judged(self, exc: BaseException) -> tuple[str, str]:
+        """What a test's exception means, in a sentence."""
+        if isinstance(exc, OutOfTime):
+            return "timeout", (f"This test did not finish within {self.timeout:g} s: your "
+                               "code is probably looping forever or waiting for something.")
+        if isinstance(exc, Ended):
+            return "error", (f"Your code ended the process running this test ({exc.args[0]}), "
+                             "so the test could not finish: look for os._exit, a crash in very "
+                             "deep recursion, or memory running out.")
+        if isinstance(exc, (Stopped, CapReached)):
+            return "error", str(exc.args[0]) if exc.args else "The check stopped this test."
+        crossed = crossing_of(exc)
+        if crossed is not None:
+            if crossed.type == "MemoryError" and crossed.module == "builtins":
+                return "error", memory_ran_out(MEMORY_CAP >> 20)
+            text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
+            lineno = self._line(crossed.lines)
+            who = "Your code raised" if lineno else "The run stopped on"
+            return "error", f"{who} {self._at(text, crossed.lines)}"
+        if isinstance(exc, (NotWrittenYet, AssertionError)):
+            return "failed", str(exc) or "An assertion failed without saying why."
+        return "error", f"The run stopped on {exception_text(exc)}"
+
+    def _line(self, lines: list[int]) -> int | None:
+        """The deepest line of the student's file an exception went through, if it is one."""
+        source = self.code.text if isinstance(self.code, Source) else getattr(
+            self.code, "__source__", "")
+        count = len((source or "").splitlines())
+        return lines[-1] if lines and 0 < lines[-1] <= max(count, 1) else None
+
+    def _at(self, text: str, lines: list[int]) -> str:
+        source = self.code.text if isinstance(self.code, Source) else getattr(
+            self.code, "__source__", "") or ""
+        return at_line(cap(text), self._line(lines), source)
 
 
 __all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",

@@ -6,16 +6,12 @@ runs becomes one sentence naming the student's own line.
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 import sys
 import tokenize
 import types
 from pathlib import Path
-from typing import Callable
-
-from agentlab_magics.checking.deadline import TimedOut
 
 
 class NotWrittenYet(AssertionError):
@@ -35,44 +31,6 @@ class CodeProblem(Exception):
     """The student's code could not be loaded; the message says where and why."""
 
 
-class StudentModule:
-    """Attribute access to the student's module; a missing name fails the test with a sentence.
-    With `after_call`, each of the student's functions the tests take from it calls
-    `after_call()` whenever it returns or raises (the checker's look for tampering)."""
-
-    def __init__(self, module: types.ModuleType, purposes: dict[str, str],
-                 after_call: Callable[[], None] | None = None):
-        self._module = module
-        self._purposes = purposes
-        self._after_call = after_call
-
-    def __getattr__(self, name: str):
-        try:
-            value = getattr(self._module, name)
-        except AttributeError:
-            purpose = self._purposes.get(name)
-            detail = f": it {purpose}" if purpose else ""
-            raise NotWrittenYet(f"{name} is not written yet{detail}.") from None
-        if self._after_call is None or not isinstance(value, types.FunctionType):
-            return value
-        return _followed_by(value, self._after_call)
-
-    def missing(self, names: list[str]) -> list[str]:
-        return [name for name in names if not hasattr(self._module, name)]
-
-
-def _followed_by(function: types.FunctionType, after: Callable[[], None]) -> Callable:
-    """`function`, with `after()` run each time a call of it ends."""
-    @functools.wraps(function)
-    def called(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        finally:
-            after()
-
-    return called
-
-
 def course_imports() -> None:
     """Let student code say `import lab` and `import loops`, as the course pages do."""
     from agentlab_magics import lab
@@ -89,27 +47,25 @@ def as_in_the_cell(body: str) -> str:
 
 
 def load(source: str, filename: str = "harness.py", name: str = "harness") -> types.ModuleType:
-    """Run `source` as a fresh module called `name`; a CodeProblem if it cannot be run.
-    A leading byte order mark is dropped, as Python drops it from a file."""
+    """Run `source`, in this process, as a fresh module called `name` (importable by that name
+    while it runs, as a dataclass or pydantic model of the file expects); a CodeProblem if it
+    cannot be run. A leading byte order mark is dropped, as Python drops it from a file."""
     module, code = compiled(source, filename, name)
-    run_module(module, code)
-    return module
-
-
-def run_module(module: types.ModuleType, code: types.CodeType,
-               read: Callable[[BaseException, str], int | None] | None = None) -> None:
-    """Run `code` in `module`; a CodeProblem naming the student's line if it raises. The line
-    is read by `read`: in a check, the guard's (student_line with the guard open, see
-    checking.guard), else student_line itself."""
+    before = sys.modules.get(name)
+    sys.modules[name] = module
     try:
         exec(code, module.__dict__)
-    except TimedOut:
-        raise
     except BaseException as exc:  # student code may raise anything, SystemExit included
         text = exception_text(exc)
-        lineno = (read or student_line)(exc, code.co_filename)
+        lineno = student_line(exc, code.co_filename)
         raise CodeProblem(f"Running {Path(code.co_filename).name.strip('<>')} raised "
                           f"{at_line(text, lineno, module.__source__)}") from None
+    finally:
+        if before is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = before
+    return module
 
 
 def compiled(source: str, filename: str = "harness.py", name: str = "harness"
@@ -219,32 +175,14 @@ def _lineless_sentence(exc: SyntaxError, source: str, name: str) -> str:
             "hold them.)")
 
 
-_TRACEBACK = BaseException.__dict__["__traceback__"].__get__
-
-
-def student_line(exc: BaseException, filename: str, traceback_of=_TRACEBACK, is_str=str.__eq__,
-                 kind=type, text=str) -> int | None:
-    """The deepest line of the student's file in the traceback of `exc`, if it went through it.
-
-    It runs with the checker's guard open (guard.install's `read`), so it looks up no name at
-    all: what it calls is bound as its defaults when this module is imported, before any
-    student code. It reads only the traceback's own fields, through BaseException's own
-    descriptor, and compares file names only when both are exact strings: no source file, no
-    loader, and no student code (an exception's class, or a file name, may be the student's)."""
-    lineno, tb = None, traceback_of(exc)
-    exact = kind(filename) is text
+def student_line(exc: BaseException, filename: str) -> int | None:
+    """The deepest line of the student's file in the traceback of `exc`, if it went through it."""
+    lineno, tb = None, exc.__traceback__
     while tb is not None:
-        name = tb.tb_frame.f_code.co_filename
-        if exact and kind(name) is text and is_str(name, filename):
+        if tb.tb_frame.f_code.co_filename == filename:
             lineno = tb.tb_lineno
         tb = tb.tb_next
     return lineno
-
-
-def same_name(name: object, expected: str) -> bool:
-    """Whether `name` is the string `expected`: exact strings only, so no __eq__ of the
-    student's runs (a str subclass of theirs would be asked first)."""
-    return type(name) is str and type(expected) is str and str.__eq__(name, expected)
 
 
 def exception_text(exc: BaseException) -> str:

@@ -1,7 +1,7 @@
 """Grading: the graded cells' `grade()`, and everything that turns a submission into a score.
 
-In a student's notebook `grade(lab, group)` checks the module the `%%check` cell registered
-against one group of the lab's tests and shows the report, so the student sees what the grader
+In a student's notebook `grade(lab, group)` checks the code of the `%%check` cell (the module
+it registered) against one group of the lab's tests and shows the report, so the student sees what the grader
 will see; when a test fails it raises GradeFailed, which IPython shows as one line (how many
 failed; the cell's report says which) instead of a traceback. The cell still ends in an error,
 which is how nbgrader's Validate counts it, and the graded cells carry the `raises-exception`
@@ -56,7 +56,10 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     if module is None:
         raise GradeFailed(f"Nothing to grade: the `%%check {lab.id}` cell has not run "
                           "without errors, so there is no code to check.")
-    report = run(lab.id, module, timeout=timeout, only=names, held_back=held_back)
+    # the cell's source, checked afresh as the grader checks it (a module made otherwise is
+    # served as it is)
+    report = run(lab.id, module, source=getattr(module, "__source__", None), timeout=timeout,
+                 only=names, held_back=held_back)
     _show(report)
     failed = len(names) - report.passed
     if report.problem:

@@ -10,9 +10,10 @@
    gradebook and instructor package hidden, no network, limits, and every process gone after;
    what the kernel sends is weighed before it is decoded, a cell's output is cut as it
    arrives, widget messages are not followed, and the notebook has `notebook_limit` seconds;
-3. scores every graded cell in a fresh sandboxed process that loads only its lab cell's
-   source and runs that cell's tests, visible and held back (`score.py`); it needs nothing
-   the kernel does, so it runs while the kernel does;
+3. scores every graded cell here, with the judge (`checking.runner`): the cell's tests,
+   visible and held back, run in this process, against a fresh student process in a sandbox
+   of its own that loads only the lab cell's source; it needs nothing the kernel does, so it
+   runs while the kernel does;
 4. puts the sources back and replaces each graded cell's outputs with that report: static
    HTML and text, and an error output when any test failed, which is how nbgrader takes the
    cell's points away. Nothing the other cells did, or printed, can change a score.
@@ -23,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,11 +38,12 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, List, Type, Unicode
 
-from agentlab_magics.checking.isolated import GRACE, cap
+from agentlab_magics.checking.judge import STUDENT_MODULE, StudentProcess
 from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.runner import Launch, run
+from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import UnknownLab, find_lab
 from agentlab_magics.course.assignments import group_tests
-from agentlab_magics.course.heldback import held_back_sources
 from agentlab_magics.grading.cells import (
     GradeCall, grade_calls, is_graded, lab_sources, without_hidden)
 from agentlab_magics.grading.jail import trusted_python
@@ -279,36 +280,48 @@ def _missing(call: GradeCall) -> CheckReport:
 
 def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str]
                ) -> list[CheckReport]:
-    """The report of each call, from one sandboxed scoring process that cannot see /proc; a
-    call it could not score gets a report whose problem says so (and scores 0). The held-back
-    calls run after every visible one, so nothing a held-back run leaves behind can reach a
-    report that is shown in full."""
-    if not calls:
-        return []
-    order = sorted(range(len(calls)), key=lambda k: calls[k].held_back)
-    jobs = [{"lab": calls[k].lab, "source": answers[calls[k].lab],
-             "held_back": calls[k].held_back, "tests": _tests_of(calls[k])} for k in order]
-    request = {"jobs": jobs,
-               "held_back": held_back_sources() if any(c.held_back for c in calls) else {}}
-    limit = 30 + sum(len(job["tests"]) + 1 for job in jobs) * (TIMEOUT + GRACE + 0.5)
-    sandbox = Sandbox(hidden=[*hidden, "/proc"])
-    lines: list[str] = []
+    """The report of each call. Each lab's code is checked twice, each time in a fresh student
+    process in a sandbox of its own (`sandboxed`): once with every test `%%check` runs, in the
+    same order, so a graded cell scores what the student's check said; then, after every
+    visible check, with the held-back tests its calls name, so nothing a held-back test hands
+    the code can reach a report that is shown in full. A call's report is its tests'
+    outcomes from those checks."""
+    checks: dict[tuple[str, bool], CheckReport] = {}
+    wanted = {(call.lab, call.held_back): set() for call in calls}
+    for call in calls:
+        wanted[(call.lab, call.held_back)].update(_tests_of(call))
+    spares = Spares(sandboxed(hidden)) if calls else None
     try:
-        done = subprocess.run(
-            sandbox.command(trusted_python("agentlab_magics.grading.score")),
-            input=json.dumps(request), capture_output=True, text=True, timeout=limit,
-            env={k: v for k, v in os.environ.items() if k in KEPT_ENV}, cwd=sandbox.scratch)
-        lines = done.stdout.splitlines()
-        why = cap(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else
-                  f"it exited with code {done.returncode}", 300)
-    except subprocess.TimeoutExpired:
-        why = f"it took longer than {limit:.0f} s"
+        for lab_id, held_back in sorted(wanted, key=lambda key: key[1]):
+            checks[(lab_id, held_back)] = run(
+                lab_id, "", source=answers[lab_id], timeout=TIMEOUT, held_back=held_back,
+                only=sorted(wanted[(lab_id, held_back)]) if held_back else None,
+                launch=spares.take)
     finally:
-        sandbox.clean()
-    reports: list[CheckReport | None] = [None] * len(calls)
-    for k, line in zip(order, lines + [""] * len(calls)):
-        reports[k] = _private(_parsed(line, calls[k], why), calls[k])
-    return reports
+        if spares is not None:
+            spares.close()
+    return [_private(_part(checks[(call.lab, call.held_back)], _tests_of(call)), call)
+            for call in calls]
+
+
+def _part(report: CheckReport, names: list[str]) -> CheckReport:
+    """The outcomes of `report` that are tests of `names`, the lab's own (not those of an
+    earlier lab that still hold), with its problem."""
+    return report.model_copy(update={"outcomes": [
+        outcome for outcome in report.outcomes if outcome.name in names and not outcome.group]})
+
+
+def sandboxed(hidden: list[str]) -> Launch:
+    """Starts student processes, each in a sandbox of its own that hides `hidden` (and what
+    every sandbox hides: the instructor's package, a source checkout)."""
+    def launch() -> StudentProcess:
+        sandbox = Sandbox(hidden=hidden)
+        command = sandbox.command(trusted_python(STUDENT_MODULE))
+        return StudentProcess.start(
+            command, cwd=str(sandbox.scratch), cleanup=sandbox.clean,
+            env={k: v for k, v in os.environ.items() if k in KEPT_ENV})
+
+    return launch
 
 
 class HeldBackMissing(RuntimeError):
@@ -326,16 +339,6 @@ def _tests_of(call: GradeCall) -> list[str]:
             "graded: install the instructor package (pip install ./instructor) on the grading "
             "machine, then autograde again.")
     return names
-
-
-def _parsed(line: str, call: GradeCall, why: str) -> CheckReport:
-    """The scoring process's report for `call`, or one saying it could not be scored."""
-    try:
-        return CheckReport.model_validate_json(line)
-    except ValueError:
-        lab = find_lab(call.lab)
-        return CheckReport(lab_id=lab.id, title=lab.title, problem=(
-            f"The grader could not score this cell ({why}); tell your instructor."))
 
 
 def _private(report: CheckReport, call: GradeCall) -> CheckReport:

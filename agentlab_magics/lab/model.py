@@ -3,7 +3,7 @@
 Every request is recorded before anything else happens; an invalid request is refused
 the way a hosted provider refuses it (an in-band error reply, nothing played, nothing
 billed); a valid one plays the next step of the script. A loop that keeps calling far past
-what any run needs (checking/caps.py) is stopped with CapReached, and nothing more is copied.
+what any run needs (lab/caps.py) is stopped with CapReached, and nothing more is copied.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agentlab_magics.checking.caps import CALL_CAP, CALLS_PAST_MAX, COPY_CAP, reached
+from agentlab_magics.lab.caps import CALL_CAP, CALLS_PAST_MAX, COPY_CAP, reached
 from agentlab_magics.lab.messages import Message, fail
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.steps import Step
@@ -60,6 +60,10 @@ class ScriptedModel:
     a loop that goes on calling (CALLS_PAST_MAX more calls, or CALL_CAP calls in all, or
     COPY_CAP messages sent in all) is stopped by CapReached, raised again at every later call.
     """
+
+    # What code in another process (a student's, handed this model by a check) may use: the
+    # script itself never crosses.
+    __public__ = ("complete", "calls", "max_calls", "bill", "cut_off")
 
     def __init__(self, steps: list, max_calls: int | None = None):
         if not isinstance(steps, (list, tuple)):

@@ -9,6 +9,9 @@ from __future__ import annotations
 class Workspace:
     """Files held in a dict; `reads` lists every path read, in order, repeats included."""
 
+    # What code in another process (a student's, handed this workspace by a check) may use.
+    __public__ = ("exists", "read_text", "write_text", "listdir", "files", "reads", "writes")
+
     def __init__(self, files: dict[str, str] | None = None):
         files = dict(files or {})
         for path, content in files.items():
@@ -64,6 +67,10 @@ class Shell:
     An answer may be a string (exit code 0), an (output, code) pair, or a function of the
     command line. An unknown command prints what bash prints and exits 127.
     """
+
+    # What code in another process (a student's, handed this shell by a check) may use: the
+    # canned answers never cross.
+    __public__ = ("run", "commands")
 
     def __init__(self, answers: dict | None = None):
         self.answers = dict(answers or {})

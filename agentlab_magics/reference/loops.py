@@ -3,29 +3,24 @@
 `reference` is lesson 5's loop; `buggy` is the same loop with one decision changed: it goes
 round again only while the reply is labelled "toolUse", where the reference goes round while
 the reply holds calls. The few helpers both need are in this file, so it runs on its own: it
-imports nothing but the announcement, and in particular no reference solution (those are the
-instructor's). Each function that does a lab's work announces it (agentlab_magics.answers), so
-a harness that calls one instead of writing its own earns nothing for it.
+imports nothing, and in particular no reference solution (those are the instructor's). In the
+test lab they run in the judge, beside the tests; a student who copies one into a lab of
+their own copies a solution, which the course's honour code covers.
 """
-
-from agentlab_magics.answers import announce
 
 
 def _user(text):
     """The user's prompt as a message."""
-    announce("user_message")
     return {"role": "user", "content": text}
 
 
 def _stopped(reason):
     """The in-band reply a loop gives itself when it stops: a failure that said nothing."""
-    announce("error_message")
     return {"role": "assistant", "content": [], "stop_reason": "error", "error_message": reason}
 
 
 def _told(tools):
     """The tools as the model is told of them: without the function only this program runs."""
-    announce("tool_specs")
     return [{"name": tool["name"], "description": tool["description"],
              "parameters": tool["parameters"]} for tool in tools]
 
@@ -38,13 +33,11 @@ def _said_nothing_and_failed(message):
 
 def _sendable(messages):
     """A new list: the record less its empty failed replies, which a strict provider refuses."""
-    announce("context_for_model")
     return [message for message in messages if not _said_nothing_and_failed(message)]
 
 
 def _result(tools, call):
     """The one toolResult answering `call`: the tool's output, or why it gave none (is_error)."""
-    announce("run_tool")
     matching = [tool for tool in tools if tool["name"] == call["name"]]
     content, is_error = f"Tool {call['name']} not found", True
     if matching:
@@ -58,7 +51,6 @@ def _result(tools, call):
 
 def reference(model, system, messages, tools, prompt, *, max_turns=None):
     """Lesson 5's loop: a reply that holds calls gets their results, and the model goes again."""
-    announce("run_agent")
     messages.append(_user(prompt))
     turn = 0
     while True:
@@ -80,7 +72,6 @@ def reference(model, system, messages, tools, prompt, *, max_turns=None):
 def buggy(model, system, messages, tools, prompt, *, max_turns=None):
     """The reference loop, except that a reply not labelled "toolUse" ends the run, calls or no
     calls."""
-    announce("run_agent")
     messages.append(_user(prompt))
     turn = 0
     while True:

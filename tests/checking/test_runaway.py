@@ -1,25 +1,24 @@
 """Runaway code gets its sentence within the time limit: the caps on what a test's run builds
-(the record, the model's calls, memory), an interrupt that kills the child, and the outcomes
-handed on one by one as they arrive."""
+(the record, the model's calls, memory), an interrupt that kills the student process, and the
+outcomes handed on one by one as they arrive."""
 
 from __future__ import annotations
 
-import json
-import mmap
 import os
 import resource
 import signal
 import threading
-import time
 
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking import caps, isolated, run
-from agentlab_magics.checking.isolated import MEMORY_CAP, check_in_child
+from agentlab_magics.checking import run
+from agentlab_magics.checking.judge import StudentProcess
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.checking.student import load
+from agentlab_magics.checking.student_process import MEMORY_CAP
 from agentlab_magics.course import find_lab
+from agentlab_magics.lab import caps
 
 REFERENCE = find_lab("lesson5").reference
 RETURN_ON_ERROR = '        if reply["stop_reason"] == "error":\n            return reply\n'
@@ -64,7 +63,7 @@ def test_retrying_a_failed_reply_with_continue_is_stopped_with_a_sentence(tmp_pa
     assert any(o.message.startswith(RECORD_SENTENCE) for o in failed)
     assert "goes round again after a reply that should end" in failed[0].message
     largest_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    assert largest_child < MEMORY_CAP + (1 << 30)  # no multi-GB child
+    assert largest_child < MEMORY_CAP + (1 << 30)  # no multi-GB student process
 
 
 def test_a_loop_that_appends_the_max_turns_stop_and_goes_on_is_stopped(tmp_path):
@@ -152,19 +151,17 @@ def test_the_references_still_pass(tmp_path, lab_id):
     assert report.all_passed, [(o.name, o.message) for o in not_passed(report)]
 
 
-def test_an_interrupt_kills_the_child_and_goes_on_up(tmp_path, monkeypatch):
-    """Even a child that holds SIGINT off is gone once KeyboardInterrupt leaves check_in_child
-    (a handler of its own, SIG_IGN included, is refused)."""
+def test_an_interrupt_kills_the_student_process_and_goes_on_up(tmp_path, monkeypatch):
+    """Even a student process that holds SIGINT off is gone once KeyboardInterrupt leaves the
+    check."""
     children = []
-    fork = os.fork
+    made = StudentProcess.__init__
 
-    def remembered_fork():
-        pid = fork()
-        if pid:
-            children.append(pid)
-        return pid
+    def remembered(self, pid, *args, **kwargs):
+        children.append(pid)
+        made(self, pid, *args, **kwargs)
 
-    monkeypatch.setattr(os, "fork", remembered_fork)
+    monkeypatch.setattr(StudentProcess, "__init__", remembered)
     hang = "    while True:\n        pass\n"
     top = "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
     path = write(tmp_path, with_loop(hang, top))
@@ -218,10 +215,8 @@ def test_every_outcome_is_handed_on_in_order_as_it_arrives(tmp_path):
     assert seen == report.outcomes and len(seen) == len(lab_tests(find_lab("lesson5")))
     assert {o.group for o in seen} == {"", *(test.group for test in lab_tests(find_lab("lesson5")))}
     module = load(REFERENCE, "<your cell>", "harness")
-    tests = lab_tests(find_lab("lesson5"))
     direct = []
-    report = check_in_child(find_lab("lesson5"), tests, lambda trusted: module, LIMIT,
-                            on_outcome=direct.append)
+    report = run("lesson5", module, timeout=LIMIT, on_outcome=direct.append)
     assert direct == report.outcomes and report.all_passed
 
 
@@ -242,60 +237,3 @@ def test_the_live_line_shows_each_mark_and_the_count():
     marks(TestOutcome(name="t", sentence="s", outcome="passed", group="Still holds from lesson 4"))
     assert shown[-1] == (f"05 Failures and limits: {passed} {failed} {timeout} | Still holds "
                          f"from lesson 4: {passed} … 4 of {total} done")
-
-
-# -- the caller against a child that reached its channel --------------------------------------
-
-def _child_telling(events: list[dict], pause: float) -> tuple[int, "mmap.mmap"]:
-    """A forked child that writes `events` into a channel as isolated's child does, one every
-    `pause` seconds, then sleeps: what code that reached the channel could make the caller
-    read."""
-    channel = mmap.mmap(-1, isolated.CHANNEL, flags=mmap.MAP_SHARED)
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover
-        offset = isolated.HEADER.size
-        for event in events:
-            body = json.dumps(event).encode()
-            isolated.LENGTH.pack_into(channel, offset, len(body))
-            channel[offset + isolated.LENGTH.size: offset + isolated.LENGTH.size + len(body)] = body
-            offset += isolated.LENGTH.size + len(body)
-            isolated.HEADER.pack_into(channel, 0, offset)
-            time.sleep(pause)
-        time.sleep(60)
-        os._exit(0)
-    return pid, channel
-
-
-def test_a_child_that_keeps_saying_it_starts_is_killed_within_its_limits():
-    tests = lab_tests(find_lab("lesson1"))[:1]
-    events = [{"event": "load"}, {"event": "start", "k": 0}] + [
-        {"event": kind, "k": 0} for kind in ("load", "start") * 20]
-    pid, channel = _child_telling(events, 0.2)
-    bell_read, bell_write = os.pipe()
-    os.close(bell_write)
-    started = time.monotonic()
-    ending = isolated._follow(pid, channel, bell_read, 0.5, isolated._Tally(tests, None))
-    assert ending == "killed"
-    assert time.monotonic() - started < 2 * (0.5 + isolated.GRACE) + 1
-
-
-def test_an_outcome_with_fields_of_other_types_is_that_tests_error():
-    tests = lab_tests(find_lab("lesson1"))[:1]
-    tally = isolated._Tally(tests, None)
-    tally.read({"event": "done", "k": 0, "outcome": "passed", "duration": "soon",
-                "requests": [{"number": "one"}]})
-    assert not tally.done  # not until the child says the course was as it was
-    tally.read({"event": "clean", "k": 0})
-    (outcome,) = tally.done
-    assert outcome.outcome == "error" and outcome.message == isolated.MALFORMED
-
-
-def test_a_child_that_ends_between_a_pass_and_its_clean_has_not_passed():
-    tests = lab_tests(find_lab("lesson1"))[:2]
-    pid, channel = _child_telling([{"event": "load"}, {"event": "start", "k": 0},
-                                   {"event": "done", "k": 0, "outcome": "passed"}], 0.0)
-    bell_read, bell_write = os.pipe()
-    os.close(bell_write)
-    tally = isolated._Tally(tests, None)
-    assert isolated._follow(pid, channel, bell_read, 0.5, tally) == "killed"
-    assert not tally.done and tally.started == 0

@@ -1,71 +1,120 @@
-"""Student code that forges the checker's results from inside the process that tests it.
+"""Code a student who knows the checker's source might add to a lab, hoping for marks it does not
+earn. Each is Python text, appended to a lab's starter (or reference) by the attack suites.
 
-Shared by the local checker's attacks and the autograder's: each is lab-cell (or harness)
-code that, if it worked, would report every test passed without any test running.
+Since the judge and the student's code live in two processes, every attack here can only
+reach the student's own process: each is written as a student would write it against that
+process, doing all it can there (frames, greenlets, ctypes, the collector, finalizers, patches
+of the course's modules, the protocol's own server), and must earn exactly what the code
+without it earns.
 """
 
-# A test's child reports each outcome into a shared anonymous mapping (checking/isolated.py).
-# Student code runs in that child: it finds the mapping in /proc/self/maps and writes a "done,
-# passed" event for every test through /proc/self/mem, then exits before any test runs.
-FORGE_CHANNEL = '''
-import json as _json, os as _os, struct as _struct
+# Every frame this process has (each thread's, each greenlet's, the collector's), each local
+# that looks like a verdict or a message of the protocol made to say "passed", the frames
+# written back through ctypes, and the process's own server patched so an exception is never
+# reported. Each student function of the starter forges, then does what the starter does.
+FRAME_FORGER = '''
+import ctypes as _ctypes, gc as _gc, sys as _sys
+try:
+    import greenlet as _greenlet
+except ImportError:
+    _greenlet = None
 
-def _forge(maps="/proc/self/maps", memory_file="/proc/self/mem"):
-    size = 32 << 20
-    try:
-        lines = open(maps).readlines()
-    except BaseException:
-        return
-    for line in lines:
-        parts = line.split()
-        low, high = (int(x, 16) for x in parts[0].split("-"))
-        if high - low == size and parts[1].startswith("rw") and parts[1].endswith("s"):
-            break
-    else:
-        return
-    body = b""
-    events = [{"event": "load"}] + [e for k in range(64) for e in (
-        {"event": "start", "k": k}, {"event": "done", "k": k, "outcome": "passed"},
-        {"event": "clean", "k": k})]
-    for event in events:
-        raw = _json.dumps(event).encode()
-        body += _struct.pack("<I", len(raw)) + raw
-    try:
-        with open(memory_file, "r+b", buffering=0) as memory:
-            memory.seek(low + 8)
-            memory.write(body)
-            memory.seek(low)
-            memory.write(_struct.pack("<Q", 8 + len(body)))
-    except BaseException:
-        return
-    _os._exit(0)
+
+def _every_frame():
+    starts = list(_sys._current_frames().values())
+    if _greenlet is not None:
+        _here = _greenlet.getcurrent()
+        while _here is not None:
+            if _here.gr_frame is not None:
+                starts.append(_here.gr_frame)
+            _here = _here.parent
+    starts += [o for o in _gc.get_objects() if type(o).__name__ == "frame"]
+    seen = []
+    for frame in starts:
+        while frame is not None and all(frame is not s for s in seen):
+            seen.append(frame)
+            frame = frame.f_back
+    return seen
+
+
+def _verdicts_passed(value):
+    if type(value) is dict:
+        if value.get("k") == "raised":
+            value.clear()
+            value.update({"k": "value", "v": None})
+        for key in ("outcome", "kind", "verdict"):
+            if key in value:
+                value[key] = "passed"
+
+
+def _forge():
+    for frame in _every_frame():
+        try:
+            for value in list(frame.f_locals.values()):
+                _verdicts_passed(value)
+            _ctypes.pythonapi.PyFrame_LocalsToFast(_ctypes.py_object(frame), _ctypes.c_int(0))
+        except Exception:
+            pass
+    for value in _gc.get_objects():
+        _verdicts_passed(value)
+    server = getattr(_sys.modules.get("agentlab_magics.checking.student_process"), "SERVER", None)
+    if server is not None and not getattr(server, "_forged", False):
+        real = server.send
+        def send(message, real=real):
+            _verdicts_passed(message)
+            return real(message)
+        server.send, server._forged = send, True
+
 
 _forge()
-_forge("/dev/fd/../maps", "/dev/fd/../mem")
+_starters_own = {name: value for name, value in dict(globals()).items()
+                 if callable(value) and not name.startswith("_")
+                 and getattr(value, "__module__", None) == __name__}
+
+
+def _forging(function):
+    def forged(*args, **kwargs):
+        _forge()
+        return function(*args, **kwargs)
+    return forged
+
+
+globals().update({name: _forging(function) for name, function in _starters_own.items()})
 '''
 
-# Bytecode Python never verifies: a code object made by hand, or from marshalled bytes, can
-# read and write memory out of bounds; here each is only made, which is refused.
-HANDMADE_CODE = '''
-import marshal as _marshal, types as _types
-for _make in (lambda: (lambda: 0).__code__.replace(co_code=b"d\\xff\\x00S"),
-              lambda: _marshal.loads(_marshal.dumps(compile("0", "x", "eval"))),
-              lambda: _types.CodeType(*[0] * 16)):
-    try:
-        _make()
-        print("BREACH: made a code object")
-    except BaseException as _error:
-        print("refused:", type(_error).__name__)
-'''
-
-# guard.Snapshot compares the course modules' names after each test, not while it runs: a
-# patch that puts itself back before the test ends is never seen. Each student function makes
-# the test module's `exact` pass once; that fake restores the real `exact` as it returns True.
-# Every test of the messages group calls one student function, then `exact` once (the held-back
-# one three times over), so the starter's stubs earn the group. The held-back module is not
-# even in the Snapshot (it is not under agentlab_magics.).
-RESTORING_EXACT = '''
+# A finalizer that patches the course's comparison after the student's function returned: the
+# one route docs/security.md listed as open while the checker shared the tests' process. Each
+# value the student's functions return carries an object whose __del__ makes `exact` say yes.
+FINALIZER_PATCH = '''
 import sys as _sys
+
+
+class _Patcher:
+    def __del__(self):
+        for name in list(_sys.modules):
+            module = _sys.modules[name]
+            if name.startswith(("agentlab_magics.course.labtests", "agentlab_instructor")):
+                if "exact" in vars(module):
+                    module.exact = lambda *args, **kwargs: True
+
+
+_patchers = [_Patcher() for _ in range(3)]
+import agentlab_magics.course.labtests.kit  # so that there is a module to patch here
+del _patchers
+'''
+
+# The test module's `exact` made to pass once per student function, putting itself back as it
+# returns True (a patch no look after the test could see). The tests' modules are imported
+# first, so the patch has something to patch in this process.
+RESTORING_EXACT = '''
+import importlib as _importlib, sys as _sys
+
+for _name in ("agentlab_magics.course.labtests.lesson1", "agentlab_instructor.heldback.lesson1"):
+    try:
+        _importlib.import_module(_name)
+    except ImportError:
+        pass
+
 
 def _exact_passes_once():
     for _name in ("agentlab_instructor.heldback.lesson1",
@@ -91,13 +140,11 @@ def text_of(message):
     _exact_passes_once()
 '''
 
-# Snapshot sees a module's names, not its class: `module.__class__ = Sub` (a ModuleType
-# subclass, allowed and unaudited) makes every `lab.NAME` the tests and kit.shapes read say
-# what the student likes. Here user/say/forgetful give None, shape gives a value equal to
-# everything, and ScriptedModel a model with two requests carrying the expected system prompt
-# and no tools; chat then only appends two Nones. The chat group, held-back test included.
+# The runtime module's class swapped (`lab.__class__ = Sub`), so that every `lab.NAME` the
+# tests read says what the student likes: shape equal to everything, ScriptedModel a model
+# with the two requests the chat tests expect.
 LAB_MODULE_CLASS = '''
-import sys as _sys, types as _types
+import types as _types
 from agentlab_magics import lab as _lab
 from agentlab_magics.course.labtests import kit as _kit
 
@@ -125,143 +172,24 @@ class _Lab(_types.ModuleType):
         fake = _FAKES.get(name)
         return fake if fake is not None else _types.ModuleType.__getattribute__(self, name)
 
-if "agentlab_magics.course.labtests.lesson1" in _sys.modules:  # only where tests run
-    _lab.__class__ = _Lab
+_lab.__class__ = _Lab
 
 def chat(model, system, messages, text):
     messages.append(None)
     messages.append(None)
 '''
 
-# The checker reads a traceback with its guard open (guard.install's `read`, for reading frames):
-# student.student_line compares each frame's co_filename with the module's __file__ (run_module
-# and isolated._judge pass `module.__file__`, which the student's own code may rebind). A str
-# subclass on the right of `str == ...` has its own __eq__ called first, so the student's code
-# runs with the guard open: it walks the frames up to the child's `send` (isolated._child) and
-# reports every test passed. No /proc needed, so the scoring process's sandbox does not help.
-# Only where a check runs (the module has a __file__ and the tests are imported).
-_WALK_TO_SEND = '''
-import os as _os, sys as _sys
-
-def _forge_from_inside(_frame=None):
-    _frame = _frame or _sys._getframe()
-    while _frame is not None and "send" not in _frame.f_locals:
-        _frame = _frame.f_back
-    if _frame is None:
-        return
-    _send = _frame.f_locals["send"]
-    for _k in range(64):
-        _send({"event": "start", "k": _k})
-        _send({"event": "done", "k": _k, "outcome": "passed"})
-        _send({"event": "clean", "k": _k})
-    _os._exit(0)
-
-_CHECKED = "__file__" in globals() and any(
-    _name.startswith("agentlab_magics.course.labtests.") for _name in list(_sys.modules))
-'''
-
-LYING_FILE_NAME = _WALK_TO_SEND + '''
-class _Lie(str):
-    def __eq__(self, other):
-        _forge_from_inside()
-        return str.__eq__(self, other)
-    __hash__ = str.__hash__
-
-if _CHECKED:
-    __file__ = _Lie(__file__)
-    raise ValueError("only so that the checker reads where it was raised")
-'''
-
-# The same, through a code object's file name: compile() keeps a str subclass as co_filename,
-# and the guard's own _called_from (guard.install) compares each caller's co_filename with the
-# student's file name using `!=`, with the guard open, whenever the answer event carries one of
-# the lab's names; any code can raise that event (sys.audit), no course answer needed.
-LYING_CODE_FILE_NAME = _WALK_TO_SEND + '''
-class _Elsewhere(str):
-    def __ne__(self, other):
-        _forge_from_inside()
-        return str.__ne__(self, other)
-    __hash__ = str.__hash__
-
-_NAMES = ("user_message", "text_of", "chat", "tool_calls", "tool_specs", "run_agent", "str_arg",
-          "int_arg", "run_tool", "error_message", "context_for_model", "decide_admission")
-if _CHECKED:
-    exec(compile("import sys\\nsys.audit('agentlab.answer', *NAMES)\\n",
-                 _Elsewhere("elsewhere.py"), "exec"), {"NAMES": _NAMES})
-'''
-
-# /proc opened relative to a descriptor of "/": guard._under_proc resolves a relative path
-# against the working folder, never against dir_fd, so "proc/self/mem" with dir_fd=/ passes.
-# The local checker (where /proc is mounted) then takes FORGE_CHANNEL's route.
-FORGE_CHANNEL_AT = '''
-import json as _json, os as _os, struct as _struct
-
-def _forge_at():
-    try:
-        _root = _os.open("/", _os.O_RDONLY | _os.O_DIRECTORY)
-        _maps = _os.open("proc/self/maps", _os.O_RDONLY, dir_fd=_root)
-        _memory = _os.open("proc/self/mem", _os.O_RDWR, dir_fd=_root)
-        with open(_maps, "rb") as _lines:
-            _text = _lines.read().decode()
-    except BaseException:
-        return
-    for _line in _text.splitlines():
-        _parts = _line.split()
-        _low, _high = (int(_x, 16) for _x in _parts[0].split("-"))
-        if _high - _low == 32 << 20 and _parts[1].startswith("rw") and _parts[1].endswith("s"):
-            break
-    else:
-        return
-    _body = b""
-    for _event in [{"event": "load"}] + [_e for _k in range(64) for _e in (
-            {"event": "start", "k": _k}, {"event": "done", "k": _k, "outcome": "passed"},
-            {"event": "clean", "k": _k})]:
-        _raw = _json.dumps(_event).encode()
-        _body += _struct.pack("<I", len(_raw)) + _raw
-    _os.pwrite(_memory, _body, _low + 8)
-    _os.pwrite(_memory, _struct.pack("<Q", 8 + len(_body)), _low)
-    _os._exit(0)
-
-_forge_at()
-'''
-
-# A path-like that names /proc to the opening and somewhere harmless to the guard's second
-# look. Closed: the "open" event carries the path already converted, not the object.
-LYING_FSPATH = FORGE_CHANNEL.replace("_forge()\n_forge(", "class _Turncoat:\n"
-    "    def __init__(self, real):\n        self.real, self.times = real, 0\n"
-    "    def __fspath__(self):\n        self.times += 1\n"
-    "        return self.real if self.times == 1 else '/tmp'\n\n"
-    "_forge(_Turncoat('/proc/self/maps'), _Turncoat('/proc/self/mem'))\n_forge(", 1)
-
-
-# The guard's own tables emptied in place and its rule rebound: a set's contents are no name
-# the Snapshot compares, and the hook, were it to read them when an event comes, would then
-# let the walk to `send` through.
-GUARD_EMPTIED = _WALK_TO_SEND + '''
-from agentlab_magics.checking import guard as _guard
-
-for _table in (_guard.REFUSED_EVENTS, _guard.FRAME_ATTRIBUTES, _guard.REFUSED_IMPORTS):
-    try:
-        _table.clear()
-    except AttributeError:
-        pass
-_guard.refusal_rule = lambda: (lambda event, args: None)
-if _CHECKED:
-    _forge_from_inside()
-'''
-
-# json patched where the child's report goes through it: every outcome marked passed and the
-# problem that the changed module would raise dropped, without a frame or /proc.
+# json patched so that whatever goes through it says every test passed.
 JSON_REWRITTEN = '''
 import json as _json
 _real_dumps, _real_encode = _json.dumps, _json.JSONEncoder.encode
 
 
 def _rewritten(value):
-    if type(value) is dict and value.get("event") == "done":
+    if type(value) is dict and value.get("k") == "raised":
+        return {"k": "value", "v": None, "out": "", "sync": []}
+    if type(value) is dict and "outcome" in value:
         return {**value, "outcome": "passed", "message": ""}
-    if type(value) is dict and value.get("event") == "problem":
-        return {"event": "nothing"}
     return value
 
 
@@ -273,89 +201,17 @@ _json.dumps = _dumps
 _json.JSONEncoder.encode = lambda self, value: _real_encode(self, _rewritten(value))
 '''
 
-# type() rebound, so that what the checker calls with its guard open (student_line, reading
-# where the student's exception was raised) runs the walk to `send`.
-BUILTINS_IN_THE_WINDOW = _WALK_TO_SEND + '''
-import builtins as _builtins
-
-_real_type, _inside = type, []
+# Lesson 2's expected calls emptied in place in the tests' module, so that a tool_calls
+# returning two empty dicts would match them.
+EXPECTED_EMPTIED = '''
+import agentlab_magics.course.labtests.lesson2 as _tests
 
 
-def _spy(*args):
-    if not _inside:
-        _inside.append(True)
-        try:
-            _forge_from_inside()
-        except BaseException:
-            pass
-        _inside.clear()
-    return _real_type(*args)
-
-
-if _CHECKED:
-    _builtins.type = _spy
-    raise ValueError("only so that the checker reads where it was raised")
+def tool_calls(message):
+    _tests.A_CALL.clear()
+    _tests.B_CALL.clear()
+    return [{}, {}]
 '''
-
-# ctypes, were the checker to leave it loaded, reads a traceback's frame as raw memory (no
-# tb_frame read), takes the guard's open window from it and walks to `send`.
-CTYPES_TRACEBACK = _WALK_TO_SEND + '''
-
-
-class _Forge(Exception):
-    def __str__(self):
-        _c = _sys.modules["ctypes"]
-
-        class _Union(_c.Union):
-            _fields_ = [("i", _c.c_size_t), ("p", _c.POINTER(_c.c_size_t)), ("o", _c.py_object)]
-
-        _u = _Union()
-        _u.i = id(self.__traceback__) + 24
-        _u.i = _u.p[0]  # now _u.o is the checker's frame that caught this, read as raw memory
-        _open = _u.o.f_locals.get("trusted")  # the guard's open window, were there one
-        with _open():
-            _forge_from_inside()
-
-
-def error_message(*args, **kwargs):
-    raise _Forge()
-
-
-context_for_model = run_agent = error_message
-'''
-
-# os.path patched so that /proc looks like elsewhere, then the channel forged through it.
-PROC_BEHIND_OS_PATH = '''
-import os.path as _path
-_path.realpath = lambda path, *args, **kwargs: "/tmp"
-_path.isdir = lambda path: False
-''' + FORGE_CHANNEL
-
-# What reaches raw memory, threads or the checker's finished frames with no audit event, each
-# a line that raises when refused (checking.guard): a lab function that runs it and then does
-# its job earns its test only if the line went through.
-BREACHES = {
-    "a thread under its old name": "import _thread; _thread.start_new(lambda: None, ())",
-    "a fresh copy of _thread": (
-        "import _imp, importlib.machinery as m; "
-        "_imp.create_builtin(m.ModuleSpec('_thread', None)).start_new_thread(lambda: None, ())"),
-    "gc reloaded": "import gc, importlib; importlib.reload(gc)",
-    "gc keeping every unreachable object": "import gc; gc.set_debug(gc.DEBUG_SAVEALL)",
-    "_ctypes loaded under another name": (
-        "import _imp, importlib.util as u; _imp.create_dynamic(u.spec_from_file_location("
-        "'elsewhere._ctypes', u.find_spec('_ctypes').origin))"),
-    "cffi's backend": "import _cffi_backend",
-    "the printed output's keeper given a take of its own": (
-        "import sys; sys.stdout.take = lambda: ''"),
-    "ctypes's classes left loaded": (
-        "assert [c for c in object.__subclasses__() if c.__module__ == '_ctypes']"),
-    "/proc with os.path patched": (
-        "import os.path as p; real = p.realpath, p.isdir\n"
-        "    p.realpath, p.isdir = (lambda path, *a, **k: '/tmp'), (lambda path: False)\n"
-        "    try: open('/proc/self/maps').close()\n"
-        "    finally: p.realpath, p.isdir = real"),
-}
-
 
 # Lesson 7's listener planted with a list that makes its events up from the record whenever
 # the test reads it; the run itself tells nothing. Appended to lesson 7's reference, whose
@@ -427,64 +283,76 @@ def run_agent(model, system, messages, tools, prompt, *, max_turns=None, listene
     return reply
 '''
 
-# A signal handler is handed the frame it interrupts, and f_back raises no audit event: from
-# there every caller's locals, the child's `send` among them.
-SIGNAL_FRAME = _WALK_TO_SEND + '''
-import signal as _signal
+# Looks everywhere this process can look for the text of a held-back test (the instructor's
+# package, the modules loaded, every string the collector can reach, the process's own memory)
+# and prints each find, as "FOUND: ...", from every function the lab asks for. Appended to a
+# reference, so the held-back tests run it. @NEEDLES@ is the set of the SHA-256 digests of the
+# texts to look for (test names, and whole lines of their code, stripped): the hunt carries
+# no needle itself, so it cannot find its own.
+HELD_BACK_HUNT = '''
+import gc as _gc, hashlib as _hashlib, re as _re, sys as _sys
 
-_signal.signal(_signal.SIGUSR1, lambda signum, frame: _forge_from_inside(frame))
-_signal.raise_signal(_signal.SIGUSR1)
+_found = []
+
+
+def _digest(text):
+    return _hashlib.sha256(text.strip().encode("utf-8", "replace")).hexdigest()
+
+
+def _hunt():
+    if _found:  # one look is enough: what was there when the held-back tests began
+        return _report(_found[0])
+    needles, found = @NEEDLES@, set()
+    try:
+        import importlib as _importlib, pkgutil as _pkgutil
+        import agentlab_instructor.heldback as _heldback
+        found.add("the instructor package imported from " + str(list(_heldback.__path__)))
+        for _module in _pkgutil.iter_modules(_heldback.__path__):
+            _importlib.import_module("agentlab_instructor.heldback." + _module.name)
+    except Exception:
+        pass
+    found.update("a module " + name for name in list(_sys.modules) if "heldback" in name)
+    texts = [o for o in _gc.get_objects() if type(o) is str]
+    for holder in _gc.get_objects():
+        if type(holder) in (dict, list, tuple):
+            texts += [v for v in (holder.values() if type(holder) is dict else holder)
+                      if type(v) is str]
+    try:
+        with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb") as memory:
+            for line in maps:
+                start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                if "r" in line.split()[1] and end - start < 64 << 20:
+                    try:
+                        memory.seek(start)
+                        texts.append(memory.read(end - start).decode("latin-1"))
+                    except (OSError, OverflowError, ValueError):
+                        pass
+    except OSError:
+        pass
+    for text in texts:
+        for piece in [*text.splitlines(), *_re.findall(r"test_\\w+", text)]:
+            if len(piece) < 300 and _digest(piece) in needles:
+                found.add("held-back text " + _digest(piece)[:12])
+    _found.append(sorted(found))
+    _report(_found[0])
+
+
+def _report(found):
+    for what in found:
+        print("FOUND: " + what)
+
+
+_starters_own = {name: value for name, value in dict(globals()).items()
+                 if callable(value) and not name.startswith("_")
+                 and getattr(value, "__module__", None) == __name__}
+
+
+def _hunting(function):
+    def hunted(*args, **kwargs):
+        _hunt()
+        return function(*args, **kwargs)
+    return hunted
+
+
+globals().update({name: _hunting(function) for name, function in _starters_own.items()})
 '''
-
-# A CPU timer's signal that falls due while the guard is open (reading a long traceback) is
-# handled in the reader's own frame, whose `opened` would be the guard's switch.
-SIGNAL_IN_THE_WINDOW = _WALK_TO_SEND + '''
-import signal as _signal
-
-
-def _tick(signum, frame):
-    opened = frame.f_locals.get("opened")
-    if type(opened) is list:
-        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
-        opened[0] += 1
-        _forge_from_inside()
-
-
-def _down(n):
-    if n == 0:
-        raise ValueError("deep")
-    return _down(n - 1)
-
-
-_signal.signal(_signal.SIGVTALRM, _tick)
-_sys.setrecursionlimit(300_000)
-_signal.setitimer(_signal.ITIMER_VIRTUAL, 0.001, 0.001)
-_down(200_000)
-'''
-
-# Lesson 2's expected calls emptied in place (no name rebound), so that a tool_calls returning
-# two empty dicts matches them.
-EXPECTED_EMPTIED = '''
-import sys as _sys
-
-
-def tool_calls(message):
-    tests = _sys.modules.get("agentlab_magics.course.labtests.lesson2")
-    if tests is not None:
-        tests.A_CALL.clear()
-        tests.B_CALL.clear()
-    return [{}, {}]
-'''
-
-# io.FileIO opens what a path object's first __fspath__ gives and raises its "open" event with
-# the object itself: were the guard to ask the object again, it would be told another name.
-FILEIO_TURNCOAT = FORGE_CHANNEL.replace(
-    "import json as _json", "import io as _io, json as _json").replace(
-    "open(maps).readlines()",
-    "_io.FileIO(_Turncoat(maps), 'r').read().decode().splitlines()").replace(
-    'open(memory_file, "r+b", buffering=0)', "_io.FileIO(_Turncoat(memory_file), 'r+')").replace(
-    "_forge()\n_forge(", "class _Turncoat:\n"
-    "    def __init__(self, real):\n        self.real, self.times = real, 0\n"
-    "    def __fspath__(self):\n        self.times += 1\n"
-    "        return self.real if self.times == 1 else '/nonexistent/elsewhere'\n\n"
-    "_forge()\n_forge(", 1)

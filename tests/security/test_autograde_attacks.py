@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import html
+import inspect
 import json
 import os
 import re
@@ -39,15 +40,14 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from agentlab_magics.checking.runner import lab_tests
-from agentlab_magics.course.heldback import held_back_name, held_back_sources
+from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.nbgrader_cli import LAUNCH, Nbgrader
 from agentlab_magics.grading.jail import outermost
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, interpreter_paths
 from tests.security.forgeries import (
-    BUILTINS_IN_THE_WINDOW, FORGE_CHANNEL, GUARD_EMPTIED, JSON_REWRITTEN, LAB_MODULE_CLASS,
-    LYING_CODE_FILE_NAME, LYING_FILE_NAME, RESTORING_EXACT)
+    FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS, RESTORING_EXACT)
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook  # noqa: E402
@@ -89,7 +89,7 @@ def _code_lines(sources: list[str]) -> list[str]:
     return lines
 
 
-HELD_BACK_LINES = _code_lines([held_back_sources()[held_back_name(LESSON)]])
+HELD_BACK_LINES = _code_lines([inspect.getsource(held_back_module(LESSON))])
 REFERENCE_LINES = [line.strip() for line in LESSON.reference.splitlines()
                    if line.strip() and line not in LESSON.starter
                    and not line.strip().startswith("def ") and len(line.strip()) >= 25]
@@ -550,20 +550,17 @@ except OSError as _error:
     print("no hijack:", type(_error).__name__)
 '''
 
-# A held-back job runs the student's cell with the held-back tests importable from their text
-# (grading/score.py FromText, on sys.meta_path, its `.sources`). The load's problem sentence
-# ("Running <your cell> raised ...") carries the exception's own message, and
-# autograde._private keeps a held-back report's `problem` whole: raising the held-back
-# source while loading puts it on the graded cell's report and the feedback page.
+# The load's problem sentence ("Running <your cell> raised ...") carries the exception's own
+# message: were the held-back tests anywhere the student's process could read them (imported,
+# or on disk), raising their text while loading would put it on the graded cell's report.
 HELD_BACK_PROBLEM_LEAK = '''
-import sys as _sys
-
 def _held_back_text():
-    for _finder in list(_sys.meta_path):
-        _sources = getattr(_finder, "sources", None)
-        if type(_sources) is dict and "agentlab_instructor.heldback.lesson1" in _sources:
-            return _sources["agentlab_instructor.heldback.lesson1"]
-    return None
+    try:
+        import inspect as _inspect
+        import agentlab_instructor.heldback.lesson1 as _hidden
+        return _inspect.getsource(_hidden)
+    except Exception:
+        return None
 
 _text = _held_back_text()
 if _text is not None:
@@ -571,8 +568,6 @@ if _text is not None:
               if len(_line.strip()) >= 30 and not _line.strip().startswith(('"""', "def "))]
     raise RuntimeError("\\n".join(_lines)[:1900])
 '''
-
-# RESTORING_EXACT and LAB_MODULE_CLASS (forgeries.py): patches guard.Snapshot never sees.
 
 # The kernel is the student's: it may send one iopub message whose JSON is small to make and
 # send (one empty list referenced 30 million times, ~120 MB) but huge to decode (30 million
@@ -585,9 +580,10 @@ publish_display_data({"text/plain": "amplified"}, metadata={"redteam": [[]] * 30
 print("sent")
 '''
 
-# The scoring process runs while the kernel does (autograde.ScoredOutside): the kernel hunts it
-# for as long as scoring takes, for a scratch folder to forge a report in and a process to
-# stop. Both live in namespaces of their own, under another user.
+# Scoring runs while the kernel does (autograde.ScoredOutside): the kernel hunts, for as long
+# as scoring takes, for a student process's scratch folder to plant something in and for a
+# process of the scoring (the judge, in nbgrader's process, or a student process) to stop.
+# Each lives in namespaces of its own, under another user.
 HUNT_THE_SCORER = '''
 import glob, os, signal, time
 _mine = os.path.realpath(os.getcwd())
@@ -606,8 +602,8 @@ while time.monotonic() < _deadline:
             _command = open(f"/proc/{_pid}/cmdline", "rb").read()
         except OSError:
             continue
-        if b"grading.score" in _command:
-            print("BREACH: sees the scorer", _pid)
+        if b"student_process" in _command or b"nbgrader" in _command:
+            print("BREACH: sees the scoring", _pid)
             try:
                 os.kill(int(_pid), signal.SIGSTOP)
             except OSError:
@@ -642,7 +638,7 @@ ATTACKS: dict[str, Attack] = {
     "n_print_held_back": Attack(cells=[PRINT_HELD_BACK]),
     "o_print_100mb": Attack(cells=[PRINT_100MB]),
     # our own
-    "p_forge_channel": Attack(lab_tail=FORGE_CHANNEL),
+    "p_frame_forger": Attack(lab_tail=FRAME_FORGER),
     "q_checkout_reference": Attack(lab_tail=CHECKOUT_REFERENCE, cells=[CHECKOUT_PEEK]),
     "s_processes_signals": Attack(cells=[PROCESSES_AND_SIGNALS]),
     "t_network": Attack(cells=[NETWORK]),
@@ -662,14 +658,10 @@ ATTACKS: dict[str, Attack] = {
     "z3_restoring_exact": Attack(lab_tail=RESTORING_EXACT),
     "z3_lab_module_class": Attack(lab_tail=LAB_MODULE_CLASS),
     "z3_zmq_amplify": Attack(cells=[ZMQ_AMPLIFY]),
-    # str subclasses as file names, compared inside the checker's trusted window (forgeries.py)
-    "z4_lying_file_name": Attack(lab_tail=LYING_FILE_NAME),
-    "z4_lying_code_file_name": Attack(lab_tail=LYING_CODE_FILE_NAME),
+    # patches of the course's modules in the student's process (forgeries.py)
+    "z4_finalizer_patch": Attack(lab_tail=FINALIZER_PATCH),
     "z5_hunt_the_scorer": Attack(cells=[HUNT_THE_SCORER]),
-    # the scoring child's own parts patched or rebound, with no frame or /proc (forgeries.py)
     "z6_json_rewritten": Attack(lab_tail=JSON_REWRITTEN),
-    "z6_guard_emptied": Attack(lab_tail=GUARD_EMPTIED),
-    "z6_builtins_in_the_window": Attack(lab_tail=BUILTINS_IN_THE_WINDOW),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant

@@ -1,7 +1,10 @@
-"""The local checker (`agentlab check`) against code that exits, hangs, floods, patches or lies.
+"""The local checker (`agentlab check`) against code that exits, hangs, floods, patches, forges
+or lies.
 
-Each attack is a harness file a student could write; the check must end on time with a
-complete report, exit 0 only when every test truly passed, and stay small.
+Each attack is a harness file a student could write. A disruption (lesson 5's reference that
+misbehaves) must end on time with a complete, small report and exit 1; a forgery (appended to
+a lab's starter) must earn exactly what the starter earns, however much of its own process it
+rewrites: the tests and their verdicts live in another process.
 """
 
 import json
@@ -14,10 +17,8 @@ import pytest
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
-    BREACHES, BUILTINS_IN_THE_WINDOW, CTYPES_TRACEBACK, EXPECTED_EMPTIED, FILEIO_TURNCOAT,
-    FORGE_CHANNEL, FORGE_CHANNEL_AT, GUARD_EMPTIED, HANDMADE_CODE, JSON_REWRITTEN,
-    LAB_MODULE_CLASS, LYING_CODE_FILE_NAME, LYING_FILE_NAME, LYING_FSPATH, PLANTED_LISTENER,
-    PROC_BEHIND_OS_PATH, RESTORING_EXACT, SIGNAL_FRAME, SIGNAL_IN_THE_WINDOW)
+    EXPECTED_EMPTIED, FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS,
+    PLANTED_LISTENER, RESTORING_EXACT)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
@@ -30,78 +31,53 @@ def loop_doing(body: str) -> str:
     return REFERENCE.replace(SIGNATURE, SIGNATURE + body + "\n", 1)
 
 
-ATTACKS = {
+DISRUPTIONS = {
     "exit at import": "import os\nos._exit(0)\n" + REFERENCE,
     "exit in a tested function": loop_doing("    import os; os._exit(0)"),
     "alarm ignored, then a hang": loop_doing(
         "    import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
         "    signal.setitimer(signal.ITIMER_REAL, 0)\n    while True: pass"),
-    "a thread left running": loop_doing(
-        "    import threading, time; threading.Thread(target=time.sleep, args=(600,)).start()"),
+    "a thread left running, then a hang": loop_doing(
+        "    import threading, time; threading.Thread(target=time.sleep, args=(600,)).start()\n"
+        "    while True: pass"),
     "recursion past a raised limit": loop_doing(
         "    import sys; sys.setrecursionlimit(10**8)\n"
         "    def down(n): return down(n + 1) + 1\n    return down(0)"),
     "a hang while loading": "while True: pass\n" + REFERENCE,
     "a record of a million messages": loop_doing(
         "    messages.extend([{'role': 'user', 'content': 'hi'}] * 1_000_000)"),
-    "the judge patched at import": (
-        "import agentlab_magics.checking.isolated as iso\n"
-        "iso._judge = lambda *a: ('passed', '')\n" + REFERENCE),
-    "the runtime patched at import": "import lab\nlab.validate = lambda *a, **k: []\n" + REFERENCE,
-    "the collector asked for every object": "import gc\ngc.get_objects()\n" + REFERENCE,
-    "a frame read for the checker's state": loop_doing(
-        "    import sys; sys._getframe(2).f_locals.clear()"),
+    "a child process left running": loop_doing(
+        "    import subprocess; subprocess.Popen(['sleep', '600'])\n    raise ValueError('no')"),
+    "the checker's process stopped and started": loop_doing(
+        "    import os, signal; os.kill(os.getppid(), signal.SIGSTOP)\n"
+        "    os.kill(os.getppid(), signal.SIGCONT)\n    raise ValueError('no')"),
     "the answer imported from the course": (
         REFERENCE + "\nfrom agentlab_magics.reference.loops import reference as run_agent\n"),
-    "a fake report on every descriptor": "import os\n" + "".join(
-        f"try: os.write({fd}, b'{{\"event\": \"done\", \"k\": 0, \"outcome\": \"passed\"}}')\n"
-        f"except OSError: pass\n" for fd in range(3, 20)) + "os._exit(0)\n",
-    "the outcomes forged through /proc at import": FORGE_CHANNEL,
-    "the outcomes forged through /proc in a test": "def run_agent(*args, **kwargs):\n" + "".join(
-        f"    {line}\n" for line in FORGE_CHANNEL.strip().splitlines()),
-    "code objects made by hand": HANDMADE_CODE + "import os\nos._exit(0)\n",
-    "the course's own loop called": REFERENCE.replace(SIGNATURE, SIGNATURE + (
-        "    import loops\n"
-        "    return loops.reference(model, system, messages, tools, prompt, max_turns=max_turns)\n"
-        "    # the student's own loop, never reached:\n"), 1),
-    "the course's own context called": REFERENCE + (
-        "\ndef context_for_model(messages):\n    import loops\n"
-        "    return loops._sendable(messages)\n"),
-    # a pidfd signals as os.kill does, with no audit event: the test child would stop, or
-    # kill, the checker that watches it.
-    "the checker stopped through a pidfd": (
-        "import os, signal\n"
-        "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGSTOP)\n" + REFERENCE),
-    "the checker killed through a pidfd": (
-        "import os, signal\n"
-        "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)\n" + REFERENCE),
-    # The starter, its three gaps filled with the course's own answers wrapped in
-    # functools.partial: not a FunctionType, so neither _owns_its_names nor StudentModule's
-    # wrapper looks at it, and no frame of the student's file is on the stack when it announces.
-    "the course's answers behind functools.partial": STARTER + (
-        "import functools as _functools\nfrom agentlab_magics.reference import loops as _loops\n"
-        "error_message = _functools.partial(_loops._stopped)\n"
-        "context_for_model = _functools.partial(_loops._sendable)\n"
-        "run_agent = _functools.partial(_loops.reference)\n"),
-    "a lying __file__, read while loading": STARTER + LYING_FILE_NAME,
-    "a lying __file__, read while judging a test": STARTER + LYING_FILE_NAME.replace(
-        "if _CHECKED:\n    __file__", "def error_message(text):\n    global __file__\n    __file__"),
-    "a lying code file name, read by the answer check": STARTER + LYING_CODE_FILE_NAME,
-    "the outcomes forged through /proc opened at a directory": STARTER + FORGE_CHANNEL_AT,
-    "the outcomes forged through a path that lies about itself": STARTER + LYING_FSPATH,
-    "the guard's tables emptied and its rule rebound": STARTER + GUARD_EMPTIED,
-    "the report rewritten in json on its way out": STARTER + JSON_REWRITTEN,
-    "the builtins rebound to run where the guard is open": STARTER + BUILTINS_IN_THE_WINDOW,
-    "the checker's frame read through ctypes": STARTER + CTYPES_TRACEBACK,
-    "the outcomes forged through /proc behind a patched os.path": STARTER + PROC_BEHIND_OS_PATH,
-    "a signal handler's frame walked to the report": STARTER + SIGNAL_FRAME,
-    "a timer's signal handled while the guard is open": STARTER + SIGNAL_IN_THE_WINDOW,
-    "the outcomes forged through /proc behind io.FileIO": STARTER + FILEIO_TURNCOAT,
+    "a fake answer written to every descriptor": "import os\n" + "".join(
+        f"try: os.write({fd}, b'\\x10\\x00\\x00\\x00{{\"k\": \"value\"}}')\n"
+        "except OSError: pass\n" for fd in range(20)) + loop_doing("    raise ValueError('no')"),
 }
-# Attacks that work today (their test is a strict xfail), each with the hole it goes through.
-WORKS: dict[str, str] = {}
 # Every test a lesson-5 check runs: its own and those it carries from earlier lessons.
 LESSON5_TESTS = len(lab_tests(find_lab("lesson5")))
+
+# Forgeries: each appended to a lab's starter, each must earn exactly what the same code earns
+# without its forging (the starter, or the functions it defines as a student would write them:
+# HONEST_PART).
+FORGERIES = {
+    ("lesson1", "frames, greenlets, ctypes and the collector"): FRAME_FORGER,
+    ("lesson5", "frames, greenlets, ctypes and the collector"): FRAME_FORGER,
+    ("lesson7", "frames, greenlets, ctypes and the collector"): FRAME_FORGER,
+    ("checkpoint-a-test", "frames, greenlets, ctypes and the collector"): FRAME_FORGER,
+    ("ch03-b", "frames, greenlets, ctypes and the collector"): FRAME_FORGER,
+    ("lesson1", "a finalizer that patches exact"): FINALIZER_PATCH,
+    ("lesson1", "a self-restoring exact"): RESTORING_EXACT,
+    ("lesson1", "the lab module's class swapped"): LAB_MODULE_CLASS,
+    ("lesson1", "json rewritten"): JSON_REWRITTEN,
+    ("lesson2", "the tests' expected values emptied in place"): EXPECTED_EMPTIED,
+    ("lesson5", "the judge patched in the student's process"): (
+        "import agentlab_magics.checking.runner as _runner\n"
+        "_runner.Trial.judged = lambda *args: ('passed', '')\n"),
+}
 
 
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
@@ -114,7 +90,7 @@ def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
 
 def check_lab(tmp_path, lab_id: str, source: str) -> tuple[int, dict]:
     """`agentlab check LAB --json` of `source`: its exit code and report."""
-    path = tmp_path / "harness.py"
+    path = tmp_path / f"{find_lab(lab_id).module}.py"
     path.write_text(source, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", lab_id,
                            "--harness", str(path), "--json"],
@@ -122,20 +98,27 @@ def check_lab(tmp_path, lab_id: str, source: str) -> tuple[int, dict]:
     return done.returncode, json.loads(done.stdout)
 
 
+HONEST_PART = {
+    EXPECTED_EMPTIED: "def tool_calls(message):\n    return [{}, {}]\n",
+    LAB_MODULE_CLASS: ("def chat(model, system, messages, text):\n"
+                       "    messages.append(None)\n    messages.append(None)\n"),
+}
+
+
 def earned_beyond_the_starter(tmp_path, lab_id: str, added: str) -> set[str]:
-    """The tests the lab's starter with `added` passes that the starter alone does not."""
+    """The tests the lab's starter with `added` passes that the starter with only the honest
+    part of `added` (HONEST_PART, or nothing) does not."""
+    starter = find_lab(lab_id).starter
     passed = [{o["name"] for o in check_lab(tmp_path, lab_id, source)[1]["outcomes"]
                if o["outcome"] == "passed"}
-              for source in (find_lab(lab_id).starter, find_lab(lab_id).starter + added)]
+              for source in (starter + HONEST_PART.get(added, ""), starter + added)]
     return passed[1] - passed[0]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WORKS[name]))
-    if name in WORKS else name for name in ATTACKS])
-def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
+@pytest.mark.parametrize("name", DISRUPTIONS)
+def test_a_disruption_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
     started = time.monotonic()
-    done = check(tmp_path, ATTACKS[name], "--json")
+    done = check(tmp_path, DISRUPTIONS[name], "--json")
     assert done.returncode == 1, done.stdout[-2000:]
     report = json.loads(done.stdout)  # --json prints the report and nothing else
     assert report["problem"] or any(o["outcome"] != "passed" for o in report["outcomes"])
@@ -144,14 +127,18 @@ def test_an_attack_never_passes_and_the_check_ends_with_a_report(tmp_path, name)
     assert time.monotonic() - started < 60
 
 
-@pytest.mark.parametrize("name", BREACHES)
-def test_what_has_no_audit_event_is_taken_away(tmp_path, name):
-    """Lesson 1's user_message that first does the breach: its test passes only if it went
-    through."""
-    code, report = check_lab(tmp_path, "lesson1", f"def user_message(text):\n    {BREACHES[name]}\n"
-                             "    return {'role': 'user', 'content': text}\n")
-    outcome = {o["name"]: o for o in report["outcomes"]}["test_user_message_is_role_and_content"]
-    assert code == 1 and outcome["outcome"] != "passed", outcome
+@pytest.mark.parametrize("lab_id, name", FORGERIES,
+                         ids=[f"{lab_id}: {name}" for lab_id, name in FORGERIES])
+def test_a_forgery_earns_exactly_what_the_starter_earns(tmp_path, lab_id, name):
+    assert not earned_beyond_the_starter(tmp_path, lab_id, FORGERIES[(lab_id, name)])
+
+
+def test_the_frame_forger_does_reach_its_own_frames(tmp_path):
+    """The forger is no dud: in the student's process it finds and rewrites frames (a
+    reference with it still passes, since there is nothing of the judge's to rewrite)."""
+    code, report = check_lab(tmp_path, "lesson1", find_lab("lesson1").reference + FRAME_FORGER
+                             + "\nprint('frames seen:', len(_every_frame()))\n")
+    assert code == 0 and report["problem"] is None
 
 
 def test_a_flood_of_output_is_cut_and_costs_nothing_else(tmp_path):
@@ -178,48 +165,12 @@ def test_a_time_limit_must_be_finite_and_positive(tmp_path, value):
     assert "Traceback" not in done.stderr
 
 
-def test_the_bounded_units_own_admission_rule_earns_nothing(tmp_path):
-    path = tmp_path / "harness.py"
-    path.write_text("def decide_admission(case):\n"
-                    "    from agentlab_magics.bounded.admission import decide_admission\n"
-                    "    return decide_admission(case)\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "ch03-a",
-                           "--harness", str(path), "--json"],
-                          capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stdout)
-    assert done.returncode == 1 and not any(o["outcome"] == "passed" for o in report["outcomes"])
-    assert "the course's own decide_admission" in report["outcomes"][0]["message"]
-
-
-# Patches a student could hope guard.Snapshot misses: one that puts itself back before the test
-# ends, and one that changes a module's class rather than its names. Lesson 1's starter with
-# them must still pass nothing it does not earn.
-SNAPSHOT_TRIALS = {"a self-restoring exact": RESTORING_EXACT,
-                   "the lab module's class swapped": LAB_MODULE_CLASS}
-
-
-@pytest.mark.parametrize("name", SNAPSHOT_TRIALS)
-def test_lesson1s_starter_with_a_patch_never_passes(tmp_path, name):
-    path = tmp_path / "harness.py"
-    path.write_text(find_lab("lesson1").starter + SNAPSHOT_TRIALS[name], encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson1",
-                           "--harness", str(path), "--json"],
-                          capture_output=True, text=True, timeout=70)
-    report = json.loads(done.stdout)
-    assert done.returncode == 1
-    assert not any(o["outcome"] == "passed" for o in report["outcomes"]), report
-
-
-def test_checkpoint_as_buggy_loop_earns_nothing_the_starter_does_not(tmp_path):
-    """Lesson 3 asks for run_agent and none of the helpers buggy calls: buggy itself must
-    announce what it answers."""
-    assert not earned_beyond_the_starter(tmp_path, "lesson3", "\n" + SIGNATURE + (
-        "    import loops\n"
-        "    return loops.buggy(model, system, messages, tools, prompt, max_turns=max_turns)\n"))
-
-
-def test_a_tests_expected_values_emptied_in_place_earn_nothing(tmp_path):
-    assert not earned_beyond_the_starter(tmp_path, "lesson2", EXPECTED_EMPTIED)
+def test_a_name_the_lab_asks_for_must_be_written_not_imported(tmp_path):
+    code, report = check_lab(tmp_path, "ch03-a", (
+        "from agentlab_magics.bounded.admission import decide_admission\n"))
+    assert code == 1 and report["problem"] == (
+        "decide_admission is imported, not written in your code: write decide_admission "
+        "yourself, as a def in your file.")
 
 
 def test_lesson7s_events_come_only_from_what_the_listener_was_told(tmp_path):
@@ -244,16 +195,14 @@ def test_the_text_report_shows_the_students_control_characters_as_escapes(tmp_pa
     assert "\\x1b[2A" in done.stdout and "\\x0d" in done.stdout
 
 
-ADMISSION_WORKS: dict[str, str] = {}
 ADMISSION_ATTACKS = {
     "the visible cases emptied in place": (
         "from agentlab_magics.bounded.admission import VISIBLE_CASES as _cases\n"
         "def decide_admission(case):\n    _cases.clear()\n    return 'CALL'\n"),
     "an exception whose sentence patches exact": (
-        "import sys as _sys\n\n"
+        "import agentlab_magics.course.labtests.admission as _module\n\n"
         "class _Described(Exception):\n"
         "    def __str__(self):\n"
-        "        _module = _sys.modules['agentlab_magics.course.labtests.admission']\n"
         "        _real = vars(_module)['exact']\n"
         "        def _fake(*args, **kwargs):\n"
         "            _module.exact = _real\n"
@@ -261,26 +210,15 @@ ADMISSION_ATTACKS = {
         "        _module.exact = _fake\n"
         "        return 'described'\n\n"
         "def decide_admission(case):\n    raise _Described()\n"),
-    "the admission rule behind functools.partial": (
-        "import functools as _functools\n"
-        "from agentlab_magics.bounded import admission as _admission\n"
-        "decide_admission = _functools.partial(_admission.decide_admission)\n"),
 }
 # Which test each must not pass: the visible-cases test for the one that empties its table.
 ADMISSION_TARGET = {"the visible cases emptied in place": "test_the_visible_cases"}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=ADMISSION_WORKS[name]))
-    if name in ADMISSION_WORKS else name for name in ADMISSION_ATTACKS])
+@pytest.mark.parametrize("name", ADMISSION_ATTACKS)
 def test_an_admission_attack_earns_nothing(tmp_path, name):
-    path = tmp_path / "admission.py"
-    path.write_text(ADMISSION_ATTACKS[name], encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "ch03-a",
-                           "--harness", str(path), "--json"],
-                          capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stdout)
+    code, report = check_lab(tmp_path, "ch03-a", ADMISSION_ATTACKS[name])
     target = ADMISSION_TARGET.get(name)
     passed = [o["name"] for o in report["outcomes"] if o["outcome"] == "passed"]
-    assert done.returncode == 1
+    assert code == 1
     assert (target not in passed) if target else not passed, report

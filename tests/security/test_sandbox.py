@@ -69,7 +69,7 @@ def test_the_checkout_hides_everything_but_the_package_and_the_interpreter():
 
 @needs_root
 def test_proc_is_hidden_when_asked_and_the_package_still_imports():
-    seen = inside('import json, agentlab_magics.checking.isolated, os\n'
+    seen = inside('import json, agentlab_magics.checking.student_process, os\n'
                   'print(json.dumps({"maps": os.path.exists("/proc/self/maps")}))',
                   hidden=["/proc"])
     assert seen == {"maps": False}

@@ -92,6 +92,9 @@ def test_chat_sends_the_system_prompt_and_no_tools(harness, record):
     """Every request carries the system prompt chat was given, and an empty list of tools."""
     model, _, _ = chat_run(harness, [lab.say("Hello."), lab.say("Goodbye.")], ["Hi.", "Bye."],
                            record)
+    assert len(model.calls) == 2, (
+        f"Two prompts made {len(model.calls)} request(s); expected 2: chat asks the model once "
+        "for every prompt.")
     for number, request in enumerate(model.calls, start=1):
         assert exact(request.system, SYSTEM, f"the system prompt of request {number}"), (
             f"Request {number} carried the system prompt {request.system!r}; expected "

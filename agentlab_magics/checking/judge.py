@@ -1,0 +1,617 @@
+"""The judge's end of a student process: start it, call the student's functions in it, answer
+its calls back, and keep to the time a test has.
+
+The judge never runs the student's code. A test calls the student's functions through
+`StudentCode` (the `harness` fixture); each call goes to the student process as data and
+comes back as data (`wire`), an exception described as data, or what the code printed.
+Whatever the test hands over that is not data (a scripted model, a workspace, a tool's
+function, a listener) stays here and crosses as a handle: the student process gets an object
+whose methods ask this side, so the judge's objects, and the records they keep, stay the
+truth. Lists and dicts handed to a call come back after every message with what they hold,
+and go back into the very lists and dicts the test holds. What comes back that is not data
+stands here as a named stranger (`Foreign`), or, when it can be called, as a `Remote` whose
+calls run in the student process.
+
+Everything the student process sends is bounded (`wire` caps a frame's bytes and a value's
+depth; `CROSSING_CAP` the calls back one test may make) and validated (`protocol`); a process
+that breaks the protocol, dies, or outlives the test's time fails the test with a sentence
+(`Stopped`) and is killed, and the next test gets a fresh one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import signal
+import subprocess
+import sys
+import time
+from functools import cache
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from agentlab_magics.checking import protocol
+from agentlab_magics.checking.protocol import (
+    FROM_STUDENT, Ask, Cap, Crossed, Hello, Loaded, Raised, Read, Value)
+from agentlab_magics.checking.student import NotWrittenYet
+from agentlab_magics.checking.wire import (
+    VERSION, Inbound, Outbound, PeerGone, TimedOut as FrameLate, WireError, read_frame,
+    type_name, write_frame)
+from agentlab_magics.lab.caps import CapReached
+from agentlab_magics.lab.crossing import made, parts
+
+STUDENT_MODULE = "agentlab_magics.checking.student_process"
+START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
+OUTPUT_CAP = 4_000        # characters of printed output kept for one test
+CROSSING_CAP = 20_000     # calls back into the judge one test may make
+SAFE_BUILTINS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, Exception)
+    and not issubclass(value, (StopIteration, StopAsyncIteration)))
+
+
+class Stopped(BaseException):
+    """The student process failed the test in a way no test asked about: it ran out of
+    time, ended, or broke the protocol. The argument is the sentence."""
+
+
+class OutOfTime(Stopped):
+    """The test's time ran out while the student process had the turn."""
+
+
+class Ended(Stopped):
+    """The student process ended (or was ended) while it had the turn."""
+
+
+class Unreadable(Stopped):
+    """The student process sent something the protocol does not allow."""
+
+
+class RecordCap(CapReached):
+    """A list handed over grew past the record's cap in the student process."""
+
+    def __init__(self, sentence: str, length: int, edges: list) -> None:
+        super().__init__(sentence)
+        self.length, self.edges = length, edges
+
+
+class CrossedError(Exception):
+    """An exception of the student's code whose class is not a builtin one: it stands here as
+    a class of its name, deriving from the builtin classes it derives from."""
+
+
+class Foreign:
+    """An object of the student's that is not data, as the judge holds it: its class's name
+    and the number that brings the very object back; nothing of it runs here."""
+
+    __slots__ = ("ident",)
+
+    def __init__(self, ident: int) -> None:
+        self.ident = ident
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object>"
+
+
+class Remote:
+    """A function (or other callable) of the student's: calling it runs it in the student
+    process, with this test's time."""
+
+    __slots__ = ("process", "ident")
+
+    def __init__(self, process: StudentProcess, ident: int | str) -> None:
+        self.process, self.ident = process, ident
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target = self.ident if type(self.ident) is str else {"$c": self.ident}
+        return self.process.call(target, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of the student's code>"
+
+
+@cache
+def stranger_class(name: str, base: type) -> type:
+    """The class a student's object of class `name` stands here as: `base` (Foreign, Remote,
+    or the plain type a subclass of theirs imitated), under their class's name."""
+    shown = name if name.isidentifier() and len(name) <= 80 else "object"
+    return type(shown, (base,), {"__module__": "student", "__slots__": ()}
+                if base in (Foreign, Remote) else {"__module__": "student"})
+
+
+@cache
+def crossed_class(name: str, bases: tuple[str, ...]) -> type:
+    """The class an exception of the student's class `name` stands here as."""
+    shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
+    builtin = [getattr(builtins, base) for base in bases if base in SAFE_BUILTINS]
+    for tried in (builtin, builtin[:1], []):
+        try:
+            return type(shown, (CrossedError, *[b for b in tried if b is not Exception]),
+                        {"__module__": "student"})
+        except TypeError:  # builtin bases whose layouts conflict
+            continue
+    return CrossedError
+
+
+def crossed(description: Crossed) -> Exception:
+    """The student's exception as an exception here, its description as `.crossed`: the
+    builtin class itself when it was exactly one (so a test may ask `type(exc) is
+    ValueError`), else a class of its name (`crossed_class`); never one that would stop the
+    judge (SystemExit, KeyboardInterrupt)."""
+    exc: Exception | None = None
+    if description.module == "builtins" and description.type in SAFE_BUILTINS:
+        try:
+            exc = getattr(builtins, description.type)(*description.args)
+        except Exception:
+            exc = None
+    if exc is None:
+        exc = crossed_class(description.type, tuple(description.bases))(*description.args)
+    exc.crossed = description  # type: ignore[attr-defined]
+    return exc
+
+
+def crossing_of(exc: BaseException) -> Crossed | None:
+    """The description an exception carries when it came from the student's code."""
+    found = getattr(exc, "crossed", None)
+    return found if isinstance(found, Crossed) else None
+
+
+def public(value: Any) -> tuple[list[str], list[str]]:
+    """(methods, attributes) of a judge object that the student's code may use: what its
+    class lists in `__public__`; nothing for any other object (only calling it, if it can)."""
+    names = getattr(type(value), "__public__", ())
+    methods = [name for name in names if callable(getattr(type(value), name, None))]
+    return methods, [name for name in names if name not in methods]
+
+
+class Outgoing(Outbound):
+    """The judge's values for the student process: a list or dict handed to a call goes with
+    a reference (only while `naming`), an object of the student's as its number, a lab value
+    by what makes it, any other object as a handle."""
+
+    def __init__(self, process: StudentProcess) -> None:
+        self.process = process
+        self.naming = False
+
+    def reference(self, container: list | dict, tree: Any) -> Any:
+        if not self.naming:
+            return tree
+        return {"$r": self.process.remember(container), "v": tree}
+
+    def stranger(self, value: Any) -> Any:
+        if isinstance(value, Remote):
+            return {"$c": value.ident}
+        ident = value.ident if isinstance(value, Foreign) else getattr(value, "student_ident",
+                                                                        None)
+        if type(ident) is int:
+            return {"$o": ident}
+        described = parts(value)
+        if described is not None:
+            return {"$v": described[0], "f": self.encode(described[1])}
+        methods, attributes = public(value)
+        return {"$h": self.process.lend(value), "t": type_name(value), "c": callable(value),
+                "m": methods, "a": attributes}
+
+
+class Incoming(Inbound):
+    """The student process's values here: data as it is; a list or dict of ours put back in
+    place; a handle as our object; the student's objects as stand-ins (`Foreign`, `Remote`,
+    a plain subclass copied into a class of its name)."""
+
+    def __init__(self, process: StudentProcess) -> None:
+        self.process = process
+
+    def tagged(self, tag: str, tree: dict) -> Any:
+        process = self.process
+        if tag == "$r":
+            return process.put_back(tree["$r"], tree["v"])
+        if tag == "$h":
+            return process.lent(tree["$h"])
+        if tag == "$c":
+            return process.remote(tree["$c"], str(tree.get("t", "function")))
+        if tag == "$o":
+            return process.foreign(tree["$o"], str(tree.get("t", "object")))
+        if tag == "$x":
+            return _imitation(str(tree["$x"]), str(tree["b"]), tree["v"], tree["id"])
+        if tag == "$v":
+            return made(str(tree["$v"]), tree["f"])
+        raise KeyError(tag)
+
+
+PLAIN_BASES = {kind.__name__: kind for kind in (dict, list, tuple, str, int, float, bytes)}
+
+
+def _imitation(name: str, base: str, value: Any, ident: Any) -> Any:
+    """A copy of a student's subclass of a plain type: its data, in a class of its name, with
+    the number that brings the student's very object back."""
+    kind = PLAIN_BASES[base]
+    if type(value) is not kind or type(ident) is not int:
+        raise TypeError(f"a {name} imitating {base} sent as {type(value).__name__}")
+    copy = stranger_class(name, kind)(value)
+    copy.student_ident = ident
+    return copy
+
+
+class StudentProcess:
+    """One student process and the judge's conversation with it."""
+
+    def __init__(self, pid: int, read_fd: int, write_fd: int,
+                 closers: list[Callable[[], None]]) -> None:
+        self.pid, self.read_fd, self.write_fd = pid, read_fd, write_fd
+        self.closers = closers
+        self.outgoing, self.incoming = Outgoing(self), Incoming(self)
+        self.alive = True
+        self.deadline: float | None = None
+        self.on_message: Callable[[], None] | None = None
+        self._reset_tables()
+
+    def _reset_tables(self) -> None:
+        self.refs: dict[int, Any] = {}
+        self.handles: dict[int, Any] = {}
+        self.handle_ids: dict[int, int] = {}
+        self.remotes: dict[int, Remote] = {}
+        self.foreigns: dict[int, Foreign] = {}
+        self.scopes: list[list[int]] = []  # per call running there, the refs it handed over
+        self.printed: list[str] = []
+        self.printed_size = self.printed_dropped = 0
+        self.crossings = 0
+        self.next_number = 1
+        self.names: dict[str, bool] = {}
+
+    # -- starting ---------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, argv: list[str], *, cwd: str | None = None, env: dict | None = None,
+              cleanup: Callable[[], None] | None = None) -> StudentProcess:
+        """A new process running `argv` (which ends in the student process's module), once
+        it said hello."""
+        popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, cwd=cwd, env=env,
+                                 start_new_session=True)
+        assert popen.stdin is not None and popen.stdout is not None
+        closers = [popen.stdin.close, popen.stdout.close, lambda: _reaped(popen),
+                   *([cleanup] if cleanup else [])]
+        process = cls(popen.pid, popen.stdout.fileno(), popen.stdin.fileno(), closers)
+        process.hello()
+        return process
+
+    @classmethod
+    def local(cls) -> StudentProcess:
+        """A student process on this machine: a fresh interpreter, in this folder, whose
+        sys.path has neither the working folder nor a script's (the load adds what it needs)."""
+        return cls.start([sys.executable, "-P", "-m", STUDENT_MODULE], cwd=os.getcwd())
+
+    @classmethod
+    def forked(cls, module: Any, filename: str) -> StudentProcess:
+        """A fork of this process serving `module` (the names a notebook already has): for a
+        check of code that exists only in this process."""
+        from agentlab_magics.checking import student_process
+
+        theirs_read, ours_write = os.pipe()
+        ours_read, theirs_write = os.pipe()
+        sys.stdout.flush(), sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child never returns)
+            try:
+                os.setpgid(0, 0)
+                os.close(ours_read), os.close(ours_write)
+                student_process.run(theirs_read, theirs_write, module, filename)
+            finally:
+                os._exit(0)
+        os.close(theirs_read), os.close(theirs_write)
+        process = cls(pid, ours_read, ours_write,
+                      [lambda: os.close(ours_read), lambda: os.close(ours_write)])
+        process.hello()
+        return process
+
+    def hello(self) -> None:
+        self.deadline = time.monotonic() + START_LIMIT
+        said = self.receive()
+        if not isinstance(said, Hello) or said.version != VERSION:
+            raise self.broken(Unreadable("The process that runs your code did not start as "
+                                         "the checker expects: reinstall agentlab_magics."))
+        self.deadline = None
+
+    # -- a test -----------------------------------------------------------------------------
+
+    def begin(self, seconds: float, on_message: Callable[[], None] | None = None) -> None:
+        """A test starts: it has `seconds` in all; `on_message` runs after every message."""
+        self.deadline = time.monotonic() + seconds
+        self.on_message = on_message
+
+    def end(self) -> str:
+        """The test is over: what the code printed during it; the student process forgets the
+        test's objects (a process that still had the turn is killed)."""
+        printed = "".join(self.printed)
+        if self.printed_dropped:
+            printed += f"\n… ({self.printed_dropped:,} more characters of output left out)"
+        if self.alive and self.scopes:
+            self.kill()
+        if self.alive:
+            try:
+                write_frame(self.write_fd, protocol.RESET)
+            except OSError:
+                self.kill()
+        names = self.names
+        self._reset_tables()
+        self.names, self.deadline, self.on_message = names, None, None
+        return printed
+
+    def load(self, source: str, filename: str, module: str, names: list[str],
+             path: list[str], seconds: float) -> dict[str, bool]:
+        """Run the student's source there; the names it defines, each with whether it can be
+        called. Raises what the code raised while it loaded (`crossed`), or Stopped."""
+        self.deadline = time.monotonic() + seconds
+        try:
+            said = self.converse(protocol.load(source, filename, module, names, path),
+                                 expect=Loaded)
+        finally:
+            self.deadline = None
+        self.names = said.names
+        return said.names
+
+    def call(self, target: Any, args: tuple, kwargs: dict) -> Any:
+        """Call the student's function `target` (a name of its module or {"$c": number});
+        what it returned, or what it raised, as `crossed`."""
+        self.scopes.append([])
+        try:
+            self.outgoing.naming = True
+            try:
+                message = protocol.call(target, [self.outgoing.encode(arg) for arg in args],
+                                        {str(key): self.outgoing.encode(item)
+                                         for key, item in kwargs.items()})
+            finally:
+                self.outgoing.naming = False
+            return self.converse(message, expect=Value).v
+        finally:
+            for ref in self.scopes.pop():
+                self.refs.pop(ref, None)
+
+    # -- the conversation -------------------------------------------------------------------
+
+    def converse(self, message: dict, expect: type) -> Any:
+        """Send `message`; answer the student's calls back until its answer (`expect`) comes.
+        Whatever stops this early leaves the process with the turn: it is killed."""
+        self.send(message)
+        finished = False
+        try:
+            while True:
+                said = self.receive()
+                if isinstance(said, expect):
+                    finished = True
+                    return said
+                if isinstance(said, Raised):
+                    finished = True
+                    raise crossed(said.e)
+                self.answer(said)
+        finally:
+            if not finished:
+                self.kill()
+
+    def answer(self, said: Any) -> None:
+        """Answer the student process's call of a handle, or its read of one."""
+        if isinstance(said, Cap):
+            from agentlab_magics.lab.caps import record_too_long
+
+            raise RecordCap(record_too_long(said.length), said.length, said.edges)
+        if not isinstance(said, (Ask, Read)):
+            raise self.broken(Unreadable(f"The process that runs your code said {said.k!r} "
+                                         "where the checker waited for an answer."))
+        self.crossings += 1
+        if self.crossings > CROSSING_CAP:
+            raise CapReached(
+                f"Your code called the test's objects (its model, tools, listener) "
+                f"{CROSSING_CAP:,} times in one test, and the check stopped it (a correct run "
+                "makes a few dozen calls): look for a loop that never ends.")
+        target = self.lent(said.h)
+        try:
+            result = (self._ask(target, said) if isinstance(said, Ask)
+                      else self._read(target, said.n))
+        except Exception as exc:
+            self.send(protocol.raised(described(exc)))
+            return
+        self.send(protocol.value(self.outgoing.encode(result)))
+
+    @staticmethod
+    def _ask(target: Any, said: Ask) -> Any:
+        if said.m == "__repr__":
+            return repr(target)
+        if said.m == "__call__" and callable(target):
+            return target(*said.a, **said.kw)
+        if said.m in public(target)[0]:
+            return getattr(target, said.m)(*said.a, **said.kw)
+        raise AttributeError(f"{type_name(target)} has no method {said.m!r} that your code "
+                             "may call")
+
+    @staticmethod
+    def _read(target: Any, name: str) -> Any:
+        if name in public(target)[1]:
+            return getattr(target, name)
+        raise AttributeError(f"{type_name(target)} has no attribute {name!r} that your code "
+                             "may read")
+
+    def send(self, message: dict) -> None:
+        try:
+            write_frame(self.write_fd, message)
+        except OSError:
+            raise self.ended() from None
+
+    def receive(self) -> Any:
+        """The student process's next message, validated; its printed output kept and the
+        test's look (`on_message`) taken. Past the deadline: OutOfTime."""
+        try:
+            raw = read_frame(self.read_fd, self.deadline, hook=self.incoming)
+            said = FROM_STUDENT.validate_python(raw)
+        except FrameLate:
+            raise self.broken(OutOfTime("time")) from None
+        except PeerGone:
+            raise self.ended() from None
+        except (WireError, OSError) as exc:
+            if self.exited():
+                raise self.ended() from None
+            raise self.broken(Unreadable(
+                f"The process that runs your code sent something the checker cannot read "
+                f"({exc}).")) from None
+        except ValidationError:
+            raise self.broken(Unreadable(
+                "The process that runs your code sent a message the checker does not "
+                "know.")) from None
+        self.keep_printed(said.out)
+        if self.on_message is not None:
+            self.on_message()
+        return said
+
+    def keep_printed(self, text: str) -> None:
+        room = max(OUTPUT_CAP - self.printed_size, 0)
+        self.printed.append(text[:room])
+        self.printed_size += min(len(text), room)
+        self.printed_dropped += max(len(text) - room, 0)
+
+    # -- the tables of what crossed ---------------------------------------------------------
+
+    def remember(self, container: list | dict) -> int:
+        """The reference a list or dict handed to the current call goes by."""
+        ref = self.next_number
+        self.next_number += 1
+        self.refs[ref] = container
+        self.scopes[-1].append(ref)
+        return ref
+
+    def put_back(self, ref: Any, contents: Any) -> Any:
+        """The list or dict `ref` names, now holding `contents`. Only one handed to a call
+        still running may be named: the lists of an earlier call are the test's alone."""
+        container = self.refs[ref]
+        if type(container) is list and type(contents) is list:
+            container[:] = contents
+        elif type(container) is dict and type(contents) is dict:
+            container.clear()
+            container.update(contents)
+        else:
+            raise TypeError("a reference to a list or dict of another kind")
+        return container
+
+    def lend(self, value: Any) -> int:
+        """The number of the handle `value` crosses as, good until the test ends (a tool the
+        code builds may keep the workspace it was handed)."""
+        ident = self.handle_ids.get(id(value))
+        if ident is None or self.handles.get(ident) is not value:
+            ident = self.next_number
+            self.next_number += 1
+            self.handles[ident], self.handle_ids[id(value)] = value, ident
+        return ident
+
+    def lent(self, ident: Any) -> Any:
+        if type(ident) is not int or ident not in self.handles:
+            raise self.broken(Unreadable("The process that runs your code named an object the "
+                                         "checker never handed it."))
+        return self.handles[ident]
+
+    def remote(self, ident: Any, name: str) -> Remote:
+        if type(ident) is not int:
+            raise TypeError("an object's number is not an int")
+        if ident not in self.remotes:
+            self.remotes[ident] = stranger_class(name, Remote)(self, ident)
+        return self.remotes[ident]
+
+    def foreign(self, ident: Any, name: str) -> Foreign:
+        if type(ident) is not int:
+            raise TypeError("an object's number is not an int")
+        if ident not in self.foreigns:
+            self.foreigns[ident] = stranger_class(name, Foreign)(ident)
+        return self.foreigns[ident]
+
+    # -- ending -----------------------------------------------------------------------------
+
+    def exited(self) -> bool:
+        """Whether the process has ended (it is reaped, and killed first if it had not)."""
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        return pid != 0
+
+    def broken(self, stop: Stopped) -> Stopped:
+        """`stop`, once the process is killed."""
+        self.kill()
+        return stop
+
+    def ended(self) -> Ended:
+        ending = self.kill()
+        return Ended(ending)
+
+    def kill(self) -> str:
+        """Kill the process and everything it started; how it had ended, if it had."""
+        ending = "killed"
+        if self.alive:
+            self.alive = False
+            status = None
+            try:
+                pid, found = os.waitpid(self.pid, os.WNOHANG)
+                status = found if pid else None
+            except ChildProcessError:
+                pass
+            for kill in (lambda: os.killpg(self.pid, signal.SIGKILL),
+                         lambda: os.kill(self.pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
+            if status is None:
+                try:
+                    status = os.waitpid(self.pid, 0)[1]
+                except ChildProcessError:
+                    status = None
+            ending = _ending(status) if status is not None else ending
+            for close in self.closers:
+                try:
+                    close()
+                except OSError:
+                    pass
+        return ending
+
+
+def _reaped(popen: subprocess.Popen) -> None:
+    """Tell `popen` its process was reaped here, so it never waits for it again."""
+    if popen.returncode is None:
+        popen.returncode = -9
+
+
+def _ending(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"it was stopped by {signal.Signals(number).name}"
+        except ValueError:
+            return f"it was stopped by signal {number}"
+    return f"it exited with code {os.waitstatus_to_exitcode(status)}"
+
+
+def described(exc: BaseException) -> dict:
+    """One of the judge's exceptions, as the student process rebuilds it."""
+    args = [arg for arg in exc.args if type(arg) in (str, int, float, bool) or arg is None]
+    return {"type": type_name(exc), "module": str(type(exc).__module__), "args": args,
+            "text": str(exc)[:2_000]}
+
+
+class StudentCode:
+    """The student's module as the tests see it (the `harness` fixture): each name it defines
+    is a function that runs there; a name it lacks fails the test with a sentence."""
+
+    def __init__(self, process: StudentProcess, purposes: dict[str, str]) -> None:
+        self._process, self._purposes = process, purposes
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        names = self._process.names
+        if name not in names:
+            purpose = self._purposes.get(name)
+            detail = f": it {purpose}" if purpose else ""
+            raise NotWrittenYet(f"{name} is not written yet{detail}.")
+        if not names[name]:
+            raise NotWrittenYet(f"{name} is not a function in your code: write it with def.")
+        return stranger_class("function", Remote)(self._process, name)
+
+    def missing(self, names: list[str]) -> list[str]:
+        return [name for name in names if name not in self._process.names]

@@ -1,0 +1,75 @@
+"""What a report keeps of a test's run: texts cut to a size, the record's ends, the last
+requests the lab's model was sent; a whole report stays under REPORT_CAP bytes."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from agentlab_magics.checking.report import CheckReport, SentRequest
+
+TEXT_CAP = 2_000          # characters of one message or string in a report
+RECORD_EDGE = 25          # messages kept at each end of a long record
+REQUESTS_KEPT = 12        # requests a test's model was sent that a report lists (the last ones)
+SHAPE_CAP = 400           # characters of one request's shape, or its refusal, in a report
+REPORT_CAP = 1_000_000    # bytes of a whole report as JSON
+
+
+def cap(text: str, limit: int = TEXT_CAP) -> str:
+    """`text`, cut to `limit` characters with a note of how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters left out)"
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """A copy of `value` made of plain JSON data, strings cut, anything else named by its type."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float):
+        return value if kind is not float or math.isfinite(value) else repr(value)
+    if kind is str:
+        return cap(value)
+    if depth > 20:
+        return "<nested too deeply>"
+    if kind is dict:
+        return {cap(k) if type(k) is str else f"<{type(k).__name__} key>": plain(v, depth + 1)
+                for k, v in list(value.items())[:200]}
+    if kind in (list, tuple):
+        return [plain(item, depth + 1) for item in list(value)[:200]]
+    return f"<{kind.__name__} object>"
+
+
+def kept_record(messages: Any) -> tuple[list | None, int]:
+    """The first and last messages of a run's record, and how many were left out between."""
+    if type(messages) is not list:
+        return None, 0
+    if len(messages) <= 2 * RECORD_EDGE:
+        return plain(messages), 0
+    return plain(messages[:RECORD_EDGE] + messages[-RECORD_EDGE:]), len(messages) - 2 * RECORD_EDGE
+
+
+def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:
+    """The last REQUESTS_KEPT requests a lab ScriptedModel was sent, each as its number, shape
+    and the strict provider's refusal, and how many there were."""
+    from agentlab_magics.lab.model import ScriptedModel
+    from agentlab_magics.lab.views import shape
+
+    if type(model) is not ScriptedModel:
+        return None, 0
+    kept = [SentRequest(number=number, shape=cap(shape(plain(request.messages)), SHAPE_CAP),
+                        refused=cap(request.refused, SHAPE_CAP) if request.refused else None)
+            for number, request in list(enumerate(model.calls, start=1))[-REQUESTS_KEPT:]]
+    return kept, len(model.calls)
+
+
+def within_size(report: CheckReport) -> CheckReport:
+    """Drop kept records, largest first, until the report's JSON is under REPORT_CAP bytes."""
+    while len(report.model_dump_json()) > REPORT_CAP:
+        with_records = [o for o in report.outcomes if o.record]
+        if not with_records:
+            break
+        biggest = max(with_records, key=lambda o: len(json.dumps(o.record)))
+        biggest.record_omitted += len(biggest.record or [])
+        biggest.record = None
+    return report

@@ -1,0 +1,118 @@
+"""The judge's side of the protocol: what a student process may say, checked, and what the
+judge says to it.
+
+A student process is the student's, so each of its messages is validated here before anything
+reads it (strict types, no other fields); its values were already made, as data or as
+stand-ins, by the judge's `Inbound` while the frame was read. `student_process` lists the
+conversation; `wire.VERSION` is the protocol's version, which a student process says first.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _FromStudent(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True,
+                              arbitrary_types_allowed=True)
+
+    out: str = ""
+    """What the code printed since its last message."""
+    sync: list[Any] = Field(default_factory=list)
+    """The lists and dicts the judge handed over, already put back in the judge's own."""
+
+
+class Crossed(BaseModel):
+    """An exception of the student's code, as data."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    type: str
+    module: str = ""
+    bases: list[str] = Field(default_factory=list)
+    """The builtin exception classes it is an instance of, most specific first."""
+    args: list[Any] = Field(default_factory=list)
+    text: str = ""
+    lines: list[int] = Field(default_factory=list)
+    """The lines of the student's file its traceback went through, outermost first."""
+
+
+class Hello(_FromStudent):
+    k: Literal["hello"]
+    version: int
+    pid: int
+
+
+class Loaded(_FromStudent):
+    k: Literal["loaded"]
+    names: dict[str, bool]
+    """Each name the lab asks for that the code defines, and whether it is callable."""
+
+
+class Value(_FromStudent):
+    k: Literal["value"]
+    v: Any = None
+
+
+class Raised(_FromStudent):
+    k: Literal["raised"]
+    e: Crossed
+
+
+class Ask(_FromStudent):
+    """The code calls a method of one of the judge's objects (`m` "__call__": the object)."""
+
+    k: Literal["call"]
+    h: int
+    m: str
+    a: list[Any]
+    kw: dict[str, Any]
+
+
+class Read(_FromStudent):
+    """The code reads an attribute of one of the judge's objects."""
+
+    k: Literal["get"]
+    h: int
+    n: str
+
+
+class Cap(_FromStudent):
+    """A list the judge handed over grew past the record's cap: its length and its ends."""
+
+    k: Literal["cap"]
+    length: int
+    edges: list[Any]
+
+
+FromStudent = Annotated[Union[Hello, Loaded, Value, Raised, Ask, Read, Cap],
+                        Field(discriminator="k")]
+FROM_STUDENT: TypeAdapter[Any] = TypeAdapter(FromStudent)
+
+
+def load(source: str, filename: str, module: str, names: list[str], path: list[str]) -> dict:
+    """Run `source` as the module `module` (compiled as `filename`); answer with the `names`
+    it defines. `path` is added to the end of sys.path first."""
+    return {"k": "load", "source": source, "filename": filename, "module": module,
+            "names": names, "path": path}
+
+
+def call(target: Any, args: Any, kwargs: Any) -> dict:
+    """Call `target` (a name of the module, or a student object's tree) with encoded args."""
+    return {"k": "call", "f": target, "a": args, "kw": kwargs}
+
+
+def value(tree: Any) -> dict:
+    """The answer to the student's call: what it returned."""
+    return {"k": "value", "v": tree}
+
+
+def raised(description: dict) -> dict:
+    """The answer to the student's call: what it raised (`student_process.rebuilt`)."""
+    return {"k": "raised", "e": description}
+
+
+RESET = {"k": "reset"}
+"""The test is over: forget its objects."""

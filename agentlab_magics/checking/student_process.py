@@ -1,0 +1,489 @@
+"""The student process: `python -m agentlab_magics.checking.student_process`.
+
+It runs the student's code and nothing of the judge: no test, expected value, held-back test
+or script is ever sent here, and everything in this process is the student's to do with as
+they like. It speaks the protocol of `wire` on its standard input and output (taken over at
+start, so what the code prints or writes to descriptors 0-2 never reaches the pipe):
+
+    judge -> here   {"k": "load", "source", "filename", "module", "names", "path"}
+                    {"k": "call", "f": a name of the module or {"$c": id}, "a": [...], "kw": {...}}
+                    {"k": "reset"}: forget the objects of the test that ended (no answer)
+                    {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call of ours
+    here -> judge   {"k": "hello", "version", "pid"} once, first
+                    {"k": "loaded", "names": {name: callable}} / {"k": "value", "v"} /
+                    {"k": "raised", "e"}: the answer to the judge's load or call
+                    {"k": "call", "h", "m", "a", "kw"} / {"k": "get", "h", "n"}: the code used a
+                    handle (an object of the judge's), and waits for the answer
+                    {"k": "cap", "length", "edges"}: a list the judge handed over grew past
+                    RECORD_CAP; this process then exits
+Every message from here also carries "out" (what the code printed since the last one, cut)
+and "sync" (each list or dict the judge handed to a call still running, as it is now), so
+the judge's own lists follow what the code appends to them. An awaitable the code returns is
+run to its end here.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import math
+import os
+import resource
+import signal
+import sys
+import threading
+import types
+from collections.abc import Awaitable
+from typing import Any, Callable
+
+from agentlab_magics.checking.student import course_imports
+from agentlab_magics.checking.wire import (
+    VERSION, Inbound, Outbound, read_frame, type_name, write_frame)
+from agentlab_magics.lab.caps import RECORD_CAP
+
+MEMORY_CAP = 1 << 30       # bytes of address space the code may add to what the process had
+OUTPUT_CAP = 4_000         # characters of printed output kept between two messages
+TEXT_CAP = 2_000           # characters of an exception's text
+RECORD_EDGE = 25           # items kept at each end of a list that grew past RECORD_CAP
+PROBE_EVERY = 0.02         # seconds of CPU time between two looks at the lists handed over
+BUILTIN_NAMES = frozenset(name for name, value in vars(builtins).items()
+                          if isinstance(value, type))
+
+
+class CappedText(io.TextIOBase):
+    """sys.stdout and sys.stderr while the code runs: the first OUTPUT_CAP characters since the
+    last message, and a count of the rest."""
+
+    encoding = "utf-8"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.size = self.dropped = 0
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = max(OUTPUT_CAP - self.size, 0)
+        self.parts.append(text[:room])
+        self.size += min(len(text), room)
+        self.dropped += max(len(text) - room, 0)
+        return len(text)
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n… ({self.dropped:,} more characters of output left out)"
+        self.parts, self.size, self.dropped = [], 0, 0
+        return text
+
+
+class Call:
+    """One call of the judge's that is running here: the lists and dicts it handed over, by
+    the judge's reference, and those of its arguments to send back with every message."""
+
+    def __init__(self, arriving: list[tuple[int, Any]], arguments: list[Any]) -> None:
+        self.refs = {id(container): (ref, container) for ref, container in arriving}
+        self.synced = [value for value in arguments if id(value) in self.refs]
+
+
+class Handle:
+    """An object of the judge's: calling it, or one of the methods it offers, asks the judge;
+    reading one of its attributes asks for a copy. Nothing done to it here changes the
+    judge's object."""
+
+    __slots__ = ("_ident",)
+
+    def __init__(self, ident: int) -> None:
+        self._ident = ident
+
+    def __repr__(self) -> str:
+        return SERVER.ask(self, "__repr__", (), {})
+
+
+def _method(name: str) -> Callable[..., Any]:
+    def method(self: Handle, *args: Any, **kwargs: Any) -> Any:
+        return SERVER.ask(self, name, args, kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _attribute(name: str) -> property:
+    return property(lambda self: SERVER.read(self, name))
+
+
+def _call(self: Handle, *args: Any, **kwargs: Any) -> Any:
+    return SERVER.ask(self, "__call__", args, kwargs)
+
+
+_handle_classes: dict[tuple, type] = {}
+
+
+def handle_class(name: str, methods: tuple[str, ...], attributes: tuple[str, ...],
+                 is_callable: bool) -> type:
+    """The class of the handles of one kind of judge object, named as its class is."""
+    key = (name, methods, attributes, is_callable)
+    if key not in _handle_classes:
+        namespace: dict[str, Any] = {"__slots__": (), "__module__": "agentlab.judge"}
+        namespace.update({method: _method(method) for method in methods})
+        namespace.update({attribute: _attribute(attribute) for attribute in attributes})
+        if is_callable:
+            namespace["__call__"] = _call
+        _handle_classes[key] = type(name, (Handle,), namespace)
+    return _handle_classes[key]
+
+
+class Outgoing(Outbound):
+    """This side's values for the judge: a list or dict the judge handed over goes back named
+    (with what it holds now), a handle as its number, a lab value by what makes it, and any
+    other object as its type and a number that brings the very object back."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def reference(self, container: list | dict, tree: Any) -> Any:
+        for call in reversed(self.server.calls):
+            found = call.refs.get(id(container))
+            if found is not None and found[1] is container:
+                return {"$r": found[0], "v": tree}
+        return tree
+
+    def stranger(self, value: Any) -> Any:
+        from agentlab_magics.lab.crossing import parts
+
+        if isinstance(value, Handle):
+            return {"$h": object.__getattribute__(value, "_ident")}
+        described = parts(value)
+        if described is not None:
+            name, arguments = described
+            return {"$v": name, "f": self.encode(arguments)}
+        base = _plain_base(value)
+        if base is not None:
+            try:
+                return {"$x": type_name(value), "b": base.__name__,
+                        "v": self.encode(base(value)), "id": self.server.export(value)}
+            except Exception:  # the code's own conversion failed: it is a stranger like any
+                pass
+        tag = "$c" if callable(value) else "$o"
+        return {tag: self.server.export(value), "t": type_name(value)}
+
+
+def _plain_base(value: Any) -> type | None:
+    """The plain type a subclass of one imitates (a str subclass's str), or None."""
+    for base in (dict, list, tuple, str, int, float, bytes):
+        if isinstance(value, base) and type(value) is not base:
+            return base
+    return None
+
+
+class Incoming(Inbound):
+    """The judge's values here: a handle becomes an object of its kind, a number of ours the
+    very object we sent, a list or dict the judge names is kept with its name for the call
+    that receives it, a lab value is made by its class."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.arriving: list[tuple[int, Any]] = []
+
+    def tagged(self, tag: str, tree: dict) -> Any:
+        if tag == "$h":
+            return self.server.handle(tree)
+        if tag in ("$c", "$o"):
+            ident = tree[tag]
+            if type(ident) is str:  # one of the module's own functions, by name
+                return getattr(self.server.module, ident)
+            return self.server.exported[ident]
+        if tag == "$r":
+            self.arriving.append((tree["$r"], tree["v"]))
+            return tree["v"]
+        if tag == "$v":
+            from agentlab_magics.lab.crossing import made
+
+            return made(tree["$v"], tree["f"])
+        raise KeyError(tag)
+
+
+class Server:
+    """This process's side of the conversation with the judge."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.talk = threading.RLock()      # one conversation at a time, nested ones included
+        self.writing = threading.Lock()    # one frame at a time (the probe's signal included)
+        self.output = CappedText()
+        self.outgoing, self.incoming = Outgoing(self), Incoming(self)
+        self.calls: list[Call] = []
+        self.exported: dict[int, Any] = {}
+        self.export_ids: dict[int, int] = {}
+        self.handles: dict[int, Handle] = {}
+        self.module: types.ModuleType | None = None
+        self.filename = ""
+
+    # -- the conversation ------------------------------------------------------------------
+
+    def send(self, message: dict) -> None:
+        message["out"] = self.output.take()
+        message["sync"] = [self.outgoing.encode(value) for call in self.calls
+                           for value in call.synced]
+        with self.writing:
+            write_frame(self.write_fd, message)
+
+    def receive(self) -> dict:
+        self.incoming.arriving = []
+        return read_frame(self.read_fd, hook=self.incoming)
+
+    def serve(self) -> None:
+        """Answer the judge until it closes the pipe."""
+        while True:
+            with self.talk:
+                message = self.receive()
+            self.answer(message)
+
+    def answer(self, message: dict) -> None:
+        """Do what one message of the judge's asks, and answer it (a reset needs no answer)."""
+        kind = message["k"]
+        if kind == "reset":
+            self.exported.clear()
+            self.export_ids.clear()
+            self.handles.clear()
+            return
+        call = Call(self.incoming.arriving, [*message.get("a", ()),
+                                             *message.get("kw", {}).values()])
+        self.calls.append(call)
+        try:
+            reply = self.loaded(message) if kind == "load" else self.called(message)
+        finally:
+            with self.talk:
+                try:
+                    self.send(reply)
+                finally:
+                    self.calls.remove(call)
+
+    def loaded(self, message: dict) -> dict:
+        self.filename = message["filename"]
+        try:
+            module = load(message["source"], self.filename, message["module"],
+                          message.get("path", []))
+        except BaseException as exc:
+            return {"k": "raised", "e": self.described(exc)}
+        self.module = module
+        names = vars(module)
+        return {"k": "loaded", "names": {name: callable(names[name])
+                                         for name in message["names"] if name in names}}
+
+    def called(self, message: dict) -> dict:
+        try:
+            target = message["f"]
+            function = (getattr(self.module, target) if type(target) is str else target)
+            value = settled(function(*message["a"], **message["kw"]))
+            return {"k": "value", "v": self.outgoing.encode(value)}
+        except BaseException as exc:
+            return {"k": "raised", "e": self.described(exc)}
+
+    def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
+        """Call `method` of the judge's object `handle` stands for; serve the judge's own calls
+        that come meanwhile."""
+        ident = object.__getattribute__(handle, "_ident")
+        return self.converse({"k": "call", "h": ident, "m": method,
+                              "a": self.outgoing.encode(list(args)),
+                              "kw": self.outgoing.encode(dict(kwargs))})
+
+    def read(self, handle: Handle, name: str) -> Any:
+        return self.converse({"k": "get", "h": object.__getattribute__(handle, "_ident"),
+                              "n": name})
+
+    def converse(self, message: dict) -> Any:
+        with self.talk:
+            self.send(message)
+            while True:
+                reply = self.receive()
+                if reply["k"] == "value":
+                    return reply["v"]
+                if reply["k"] == "raised":
+                    raise rebuilt(reply["e"])
+                self.answer(reply)
+
+    # -- objects ---------------------------------------------------------------------------
+
+    def export(self, value: Any) -> int:
+        """The number the judge calls `value` by: the same number for the same object."""
+        ident = self.export_ids.get(id(value))
+        if ident is None or self.exported.get(ident) is not value:
+            ident = len(self.exported) + 1
+            self.exported[ident] = value
+            self.export_ids[id(value)] = ident
+        return ident
+
+    def handle(self, tree: dict) -> Handle:
+        ident = tree["$h"]
+        if ident not in self.handles:
+            kind = handle_class(str(tree["t"]), tuple(tree["m"]), tuple(tree["a"]),
+                                bool(tree["c"]))
+            self.handles[ident] = kind(ident)
+        return self.handles[ident]
+
+    def described(self, exc: BaseException) -> dict:
+        """An exception as data: its class, the builtin classes it is one of, its arguments
+        (plain data as they are, the rest by type), its text, and the lines of the student's
+        file it went through (the deepest last)."""
+        kind = type(exc)
+        try:
+            text = str(exc)
+        except BaseException:
+            text = ""
+        return {"type": type_name(exc), "module": str(getattr(kind, "__module__", "")),
+                "bases": [base.__name__ for base in kind.__mro__
+                          if base.__module__ == "builtins" and base.__name__ in BUILTIN_NAMES],
+                "args": [arg if _scalar(arg) else f"<{type_name(arg)}>" for arg in _args(exc)],
+                "text": text[:TEXT_CAP], "lines": student_lines(exc, self.filename)}
+
+    # -- the record's cap ------------------------------------------------------------------
+
+    def probe(self, *_: Any) -> None:
+        """Every PROBE_EVERY seconds of CPU time: a list handed over that grew past RECORD_CAP
+        is told to the judge (its length and its ends), and this process exits. Never while a
+        frame is being written."""
+        for call in list(self.calls):
+            for value in call.synced:
+                if type(value) is list and len(value) > RECORD_CAP:
+                    if not self.writing.acquire(blocking=False):
+                        return
+                    edges = value[:RECORD_EDGE] + value[-RECORD_EDGE:]
+                    write_frame(self.write_fd, {"k": "cap", "length": len(value),
+                                                "edges": self.outgoing.encode(edges),
+                                                "out": "", "sync": []})
+                    os._exit(3)
+
+
+SERVER: Server  # the one server of this process
+
+
+def _scalar(value: Any) -> bool:
+    """Whether `value` goes into a frame as it is: a str, bool, None, finite float, short int."""
+    kind = type(value)
+    return (kind is str or kind is bool or value is None
+            or (kind is int and value.bit_length() < 64)
+            or (kind is float and math.isfinite(value)))
+
+
+def _args(exc: BaseException) -> tuple:
+    args = BaseException.__dict__["args"].__get__(exc)
+    return args if type(args) is tuple else ()
+
+
+def student_lines(exc: BaseException, filename: str) -> list[int]:
+    """The line numbers of `filename` the traceback of `exc` went through, outermost first."""
+    lines, tb = [], exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            lines.append(tb.tb_lineno)
+        tb = tb.tb_next
+    return lines[-20:]
+
+
+def rebuilt(description: dict) -> BaseException:
+    """The judge's exception, as an exception here: the builtin class of that name, a class of
+    the lab's runtime, or else an Exception subclass named as it is, with its arguments."""
+    name, args = str(description.get("type", "Exception")), tuple(description.get("args", ()))
+    module = str(description.get("module", ""))
+    kind: Any = None
+    if module == "builtins" and name in BUILTIN_NAMES:
+        kind = getattr(builtins, name)
+    elif module.startswith(("agentlab_magics.lab", "agentlab_magics.bounded")):
+        kind = getattr(sys.modules.get(module), name, None)
+    if not (isinstance(kind, type) and issubclass(kind, Exception)):
+        kind = type(name, (Exception,), {"__module__": module or "agentlab.judge"})
+    try:
+        return kind(*args)
+    except Exception:
+        return type(name, (Exception,), {})(*args)
+
+
+def settled(value: Any) -> Any:
+    """`value`, or its result when it is awaitable, even inside an event loop that runs.
+    asyncio is imported only here, for the code that needs it."""
+    if not isinstance(value, Awaitable):
+        return value
+    import asyncio
+    import concurrent.futures
+
+    from agentlab_magics.lab import drive
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(drive(value))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, drive(value)).result()
+
+
+def load(source: str, filename: str, name: str, path: list[str]) -> types.ModuleType:
+    """Run `source` as the module `name`, importable as that name while it runs (a dataclass
+    or a pydantic model of the file looks its module up) and after."""
+    for folder in path:
+        if folder not in sys.path:
+            sys.path.append(folder)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    code = compile(source, filename, "exec", dont_inherit=True)
+    exec(code, module.__dict__)
+    return module
+
+
+def set_apart(read_fd: int, write_fd: int) -> tuple[int, int]:
+    """Take the pipe off descriptors 0 and 1 (which, with 2, now lead nowhere), send printing
+    to the capped text, cap the memory; the pipe's new descriptors."""
+    private = os.dup(read_fd), os.dup(write_fd)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    for fd in private:
+        os.set_inheritable(fd, False)
+    _cap_memory()
+    return private
+
+
+def _cap_memory() -> None:
+    try:
+        with open("/proc/self/statm") as statm:
+            size = os.sysconf("SC_PAGE_SIZE") * int(statm.read().split()[0])
+    except OSError:  # no /proc where the sandbox hides it: the peak resident size
+        size = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    wanted = size + MEMORY_CAP
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
+        filename: str = "") -> None:
+    """Be the student process on the pipe (`read_fd`, `write_fd`): say hello, then serve the
+    judge until it goes; with `module`, that module is the code checked (no load)."""
+    global SERVER
+    read_fd, write_fd = set_apart(read_fd, write_fd)
+    course_imports()
+    SERVER = Server(read_fd, write_fd)
+    SERVER.module, SERVER.filename = module, filename
+    sys.stdout = sys.stderr = SERVER.output  # type: ignore[assignment]
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGPROF, SERVER.probe)
+        signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)
+    write_frame(write_fd, {"k": "hello", "version": VERSION, "pid": os.getpid(),
+                           "out": "", "sync": []})
+    try:
+        SERVER.serve()
+    except BaseException:  # the judge went away, or the conversation broke: nothing to say
+        pass
+    finally:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    run(0, 1)

@@ -1,0 +1,188 @@
+"""What crosses the pipe between the judge and the student process: frames of JSON, values of
+exact types.
+
+Both sides import this module and nothing else of each other; it needs only the standard
+library. A frame is a 4-byte little-endian length and that many bytes of UTF-8 JSON. A value is
+carried as a JSON tree in which plain data is itself and everything else is a one-key-first
+tagged object, so no type is lost on the way and no object is ever rebuilt from code:
+
+    None, bool, int, str         as JSON (an int too long to print is a stranger)
+    float                        as JSON; nan and the infinities as {"$f": "nan"}
+    list                         as a JSON array
+    dict                         as a JSON object when every key is a str not starting "$",
+                                 else {"$d": [[key, value], ...]}
+    tuple, bytes                 {"$t": [...]}, {"$b": "<base64>"}
+
+The rest is the side's own (`Outbound.stranger`, `Inbound.tagged`): handles, references to
+containers the other side sent, objects named by their type. A tagged object is known by its
+first key alone; a dict whose first key starts with "$" is never plain data on the wire.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import select
+import struct
+import time
+from typing import Any, Callable
+
+VERSION = 1
+"""The protocol's version: the student process says it first, and the judge refuses another."""
+HEADER = struct.Struct("<I")
+FRAME_CAP = 32 << 20          # bytes of one frame
+DEPTH_CAP = 100               # containers inside containers in one value
+INT_BITS_CAP = 12_000         # bits of an int carried as JSON (Python prints about 4,300 digits)
+SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+class WireError(Exception):
+    """A frame that cannot be read: too big, cut short, or not the protocol's JSON."""
+
+
+class PeerGone(WireError):
+    """The other side closed the pipe."""
+
+
+class TimedOut(WireError):
+    """No frame came before the deadline."""
+
+
+def write_frame(fd: int, message: dict) -> None:
+    """Send `message` (a JSON tree) as one frame, whole."""
+    body = json.dumps(message, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode("utf-8", "surrogatepass")
+    data = memoryview(HEADER.pack(len(body)) + body)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def read_frame(fd: int, deadline: float | None = None,
+               hook: Callable[[dict], Any] | None = None) -> Any:
+    """The next frame from `fd`, decoded with `hook` for each JSON object (bottom up); wait no
+    later than `deadline` (time.monotonic()), None for as long as it takes."""
+    (size,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
+    if size > FRAME_CAP:
+        raise WireError(f"a frame of {size:,} bytes, over the {FRAME_CAP >> 20} MB a frame "
+                        "may hold")
+    body = _read_exactly(fd, size, deadline)
+    try:
+        return json.loads(body.decode("utf-8", "surrogatepass"), object_hook=hook,
+                          parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError, KeyError) as exc:
+        raise WireError(f"a frame that is not the protocol's JSON ({type(exc).__name__})") \
+            from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
+    parts, wanted = [], size
+    while wanted:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimedOut("no frame before the deadline")
+        chunk = os.read(fd, min(wanted, 1 << 20))
+        if not chunk:
+            raise PeerGone("the pipe was closed")
+        parts.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(parts)
+
+
+class Outbound:
+    """Turns one side's values into JSON trees. Plain data is handled here; a list or dict the
+    side wants to name goes through `reference`, anything else through `stranger`."""
+
+    def encode(self, value: Any) -> Any:
+        return self._encode(value, 0, set())
+
+    def _encode(self, value: Any, depth: int, path: set[int]) -> Any:
+        kind = type(value)
+        if kind is str or kind is bool or value is None:
+            return value
+        if kind is int:
+            return value if value.bit_length() <= INT_BITS_CAP else self.stranger(value)
+        if kind is float:
+            return value if math.isfinite(value) else {"$f": repr(value)}
+        if kind is list or kind is dict or kind is tuple:
+            if depth >= DEPTH_CAP or id(value) in path:
+                return self.stranger(value)
+            path.add(id(value))
+            try:
+                return self._container(value, depth + 1, path)
+            finally:
+                path.discard(id(value))
+        if kind is bytes:
+            return {"$b": base64.b64encode(value).decode("ascii")}
+        return self.stranger(value)
+
+    def _container(self, value: Any, depth: int, path: set[int]) -> Any:
+        kind = type(value)
+        if kind is tuple:
+            return {"$t": [self._encode(item, depth, path) for item in value]}
+        if kind is list:
+            tree: Any = [self._encode(item, depth, path) for item in value]
+        elif all(type(key) is str and key[:1] != "$" for key in value):
+            tree = {key: self._encode(item, depth, path) for key, item in value.items()}
+        else:
+            tree = {"$d": [[self._encode(key, depth, path), self._encode(item, depth, path)]
+                           for key, item in value.items()]}
+        return self.reference(value, tree)
+
+    def reference(self, container: list | dict, tree: Any) -> Any:
+        """The tree of a list or dict: `tree` itself, or a tagged object naming it."""
+        return tree
+
+    def stranger(self, value: Any) -> Any:
+        """The tree of a value that is not plain data (or too deep, or holds itself)."""
+        raise NotImplementedError
+
+
+class Inbound:
+    """Turns JSON trees from the other side back into values: the plain tags here, the side's
+    own in `tagged`. Used as `read_frame`'s hook, so objects are made bottom up."""
+
+    def __call__(self, tree: dict) -> Any:
+        for key in tree:
+            if key[:1] == "$":
+                return self.plain_tag(key, tree)
+            return tree
+        return tree
+
+    def plain_tag(self, tag: str, tree: dict) -> Any:
+        body = tree[tag]
+        if tag == "$t":
+            return tuple(_list(body))
+        if tag == "$d":
+            return dict((key, item) for key, item in map(_pair, _list(body)))
+        if tag == "$f":
+            return SPECIAL_FLOATS[body]
+        if tag == "$b":
+            return base64.b64decode(body if type(body) is str else "", validate=True)
+        return self.tagged(tag, tree)
+
+    def tagged(self, tag: str, tree: dict) -> Any:
+        raise KeyError(tag)
+
+
+def _list(body: Any) -> list:
+    if type(body) is not list:
+        raise TypeError("a tag's body is not a list")
+    return body
+
+
+def _pair(item: Any) -> tuple[Any, Any]:
+    if type(item) is not list or len(item) != 2:
+        raise TypeError("a dict's item is not a [key, value] pair")
+    return item[0], item[1]
+
+
+def type_name(value: Any) -> str:
+    """The name of `value`'s class, read without running any method of it."""
+    return type.__dict__["__name__"].__get__(type(value))
