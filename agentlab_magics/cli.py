@@ -71,7 +71,7 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _course_parser(commands: argparse._SubParsersAction) -> None:
-    from agentlab_magics.course.students import STUDENTS
+    from agentlab_magics.term.students import STUDENTS
 
     course = commands.add_parser("course", help="the nbgrader course")
     course_commands = course.add_subparsers(dest="course_command", required=True,
@@ -243,7 +243,7 @@ def _publish_solution(args: argparse.Namespace) -> int:
 
 
 def _hub_demo(args: argparse.Namespace) -> int:
-    from agentlab_magics.course.nbgrader_cli import NbgraderFailed
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed
     from agentlab_magics.hub.demo import run
     from agentlab_magics.hub.plan import HubPlan
     from agentlab_magics.hub.recipe import HubProblem
@@ -259,7 +259,7 @@ def _hub_demo(args: argparse.Namespace) -> int:
 
 
 def _notebooks(folder: Path) -> int:
-    from agentlab_magics.course import notebooks
+    from agentlab_magics.term import notebooks
 
     try:
         written = notebooks.build_student(folder)
@@ -275,7 +275,7 @@ def _notebooks(folder: Path) -> int:
 
 
 def _course_init(folder: Path) -> int:
-    from agentlab_magics.course.course_folder import CourseFolderProblem, init
+    from agentlab_magics.term.course_folder import CourseFolderProblem, init
     from agentlab_magics.course.instructor import InstructorPackageMissing
 
     try:
@@ -295,7 +295,7 @@ def _course_build(args: argparse.Namespace) -> int:
     from agentlab_magics.course import starter_files
     from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_module
 
-    from agentlab_magics.course.course_folder import CONFIG
+    from agentlab_magics.term.course_folder import CONFIG
 
     starters = args.starters or starter_files.FOLDER
     try:
@@ -308,7 +308,7 @@ def _course_build(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         written = starter_files.build(starters)
-        from agentlab_magics.course import notebooks
+        from agentlab_magics.term import notebooks
 
         written += notebooks.build(args.course)
     except InstructorPackageMissing as exc:
@@ -320,7 +320,8 @@ def _course_build(args: argparse.Namespace) -> int:
 
 
 def _course_check(course: Path, starters: Path) -> int:
-    from agentlab_magics.course import notebooks, starter_files
+    from agentlab_magics.course import starter_files
+    from agentlab_magics.term import notebooks
 
     stale = {course: notebooks.stale(course), starters: starter_files.stale(starters)}
     for folder, names in stale.items():
@@ -336,7 +337,7 @@ def _course_check(course: Path, starters: Path) -> int:
 def _course_autograde(args: argparse.Namespace) -> int:
     """0 when every submission was graded (or had not changed), 1 when any failed, 2 on a
     course that cannot be graded, 130 on Ctrl-C (what was merged stays merged)."""
-    from agentlab_magics.course.nbgrader_cli import NbgraderFailed, NbgraderMissing, \
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, \
         require_nbgrader
 
     try:
@@ -366,7 +367,7 @@ def _course_demo(args: argparse.Namespace) -> int:
     import contextlib
     import tempfile
 
-    from agentlab_magics.course.nbgrader_cli import (
+    from agentlab_magics.term.nbgrader_cli import (
         NbgraderFailed,
         NbgraderMissing,
         require_nbgrader,
@@ -377,8 +378,8 @@ def _course_demo(args: argparse.Namespace) -> int:
     except NbgraderMissing as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
-    from agentlab_magics.course.course_folder import CourseFolderProblem, course_or_new
-    from agentlab_magics.course.demo_course import CourseProblem, run_demo
+    from agentlab_magics.term.course_folder import CourseFolderProblem, course_or_new
+    from agentlab_magics.term.demo_course import CourseProblem, run_demo
     from agentlab_magics.course.instructor import InstructorPackageMissing
 
     kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
@@ -391,7 +392,7 @@ def _course_demo(args: argparse.Namespace) -> int:
                 NbgraderFailed) as exc:
             print(f"agentlab: {exc}", file=sys.stderr)
             return 2 if isinstance(exc, (CourseProblem, CourseFolderProblem)) else 1
-    from agentlab_magics.course.students import HANDS_IN
+    from agentlab_magics.term.students import HANDS_IN
 
     print(run.table.render())
     print("\nWho handed in what:")

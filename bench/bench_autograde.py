@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from agentlab_magics.course.handed_in import handed_in
-from agentlab_magics.course.nbgrader_cli import Nbgrader
+from agentlab_magics.term.handed_in import handed_in
+from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.grading.batch import autograde_course
 from agentlab_magics.grading.sandbox import detect
 

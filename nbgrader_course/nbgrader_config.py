@@ -1,1 +1,1 @@
-../agentlab_magics/course/template/nbgrader_config.py
+../agentlab_magics/term/template/nbgrader_config.py

@@ -1,17 +1,29 @@
-"""Run a lab's tests against student code and report each in one sentence."""
+"""Run a lab's tests against student code and report each in one sentence.
+
+Importing this package loads nothing else: the student process imports its modules
+(`student_process`, `wire`) without the judge's (pydantic among them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentlab_magics.checking.report import CheckReport, TestOutcome
+if TYPE_CHECKING:
+    from agentlab_magics.checking.report import CheckReport, TestOutcome
 
 __all__ = ["CheckReport", "TestOutcome", "run"]
 
 
 def run(lab_id: str, harness: Any, **options: Any) -> CheckReport:
     """Check `harness` (a module, or the path of a .py file) against lab `lab_id`; the options
-    (timeout, only, held_back) are runner.run's. pytest loads only when a check runs."""
+    (timeout, only, held_back, source, on_outcome, launch) are runner.run's."""
     from agentlab_magics.checking.runner import run as run_tests
 
     return run_tests(lab_id, harness, **options)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("CheckReport", "TestOutcome"):
+        from agentlab_magics.checking import report
+
+        return getattr(report, name)
+    raise AttributeError(name)

@@ -36,8 +36,8 @@ from agentlab_magics.checking.protocol import (
     FROM_STUDENT, Ask, Cap, Crossed, Hello, Loaded, Raised, Read, Value)
 from agentlab_magics.checking.student import NotWrittenYet
 from agentlab_magics.checking.wire import (
-    VERSION, Inbound, Outbound, PeerGone, TimedOut as FrameLate, WireError, read_frame,
-    type_name, write_frame)
+    VERSION, Inbound, Outbound, PeerGone, Reader, TimedOut as FrameLate, WireError, type_name,
+    write_frame)
 from agentlab_magics.lab.caps import CapReached
 from agentlab_magics.lab.crossing import made, parts
 
@@ -238,7 +238,8 @@ class StudentProcess:
 
     def __init__(self, pid: int, read_fd: int, write_fd: int,
                  closers: list[Callable[[], None]]) -> None:
-        self.pid, self.read_fd, self.write_fd = pid, read_fd, write_fd
+        self.pid, self.write_fd = pid, write_fd
+        self.reader = Reader(read_fd)
         self.closers = closers
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.alive = True
@@ -441,7 +442,7 @@ class StudentProcess:
         """The student process's next message, validated; its printed output kept and the
         test's look (`on_message`) taken. Past the deadline: OutOfTime."""
         try:
-            raw = read_frame(self.read_fd, self.deadline, hook=self.incoming)
+            raw = self.reader.frame(self.deadline, hook=self.incoming)
             said = FROM_STUDENT.validate_python(raw)
         except FrameLate:
             raise self.broken(OutOfTime("time")) from None

@@ -30,6 +30,12 @@ class Spares:
         self.ahead = self.starter.submit(self.launch)
         return taken.result()
 
+    def ready(self) -> None:
+        """Wait until the process made ahead has said hello (a bench's warm start)."""
+        if self.ahead is None:
+            self.ahead = self.starter.submit(self.launch)
+        self.ahead.exception()
+
     def close(self) -> None:
         """Kill the process made ahead, and end the starting thread."""
         ahead, self.ahead = self.ahead, None

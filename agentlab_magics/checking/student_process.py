@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 from agentlab_magics.checking.student import course_imports
 from agentlab_magics.checking.wire import (
-    VERSION, Inbound, Outbound, read_frame, type_name, write_frame)
+    VERSION, Inbound, Outbound, Reader, type_name, write_frame)
 from agentlab_magics.lab.caps import RECORD_CAP
 
 MEMORY_CAP = 1 << 30       # bytes of address space the code may add to what the process had
@@ -208,7 +208,7 @@ class Server:
     """This process's side of the conversation with the judge."""
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
-        self.read_fd, self.write_fd = read_fd, write_fd
+        self.reader, self.write_fd = Reader(read_fd), write_fd
         self.talk = threading.RLock()      # one conversation at a time, nested ones included
         self.writing = threading.Lock()    # one frame at a time (the probe's signal included)
         self.output = CappedText()
@@ -231,7 +231,7 @@ class Server:
 
     def receive(self) -> dict:
         self.incoming.arriving = []
-        return read_frame(self.read_fd, hook=self.incoming)
+        return self.reader.frame(hook=self.incoming)
 
     def serve(self) -> None:
         """Answer the judge until it closes the pipe."""

@@ -59,15 +59,43 @@ def write_frame(fd: int, message: dict) -> None:
         data = data[os.write(fd, data):]
 
 
-def read_frame(fd: int, deadline: float | None = None,
-               hook: Callable[[dict], Any] | None = None) -> Any:
-    """The next frame from `fd`, decoded with `hook` for each JSON object (bottom up); wait no
-    later than `deadline` (time.monotonic()), None for as long as it takes."""
-    (size,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
-    if size > FRAME_CAP:
-        raise WireError(f"a frame of {size:,} bytes, over the {FRAME_CAP >> 20} MB a frame "
-                        "may hold")
-    body = _read_exactly(fd, size, deadline)
+class Reader:
+    """Frames from one pipe, read in as few reads as the pipe allows (what a read brings past
+    the end of one frame is kept for the next)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def frame(self, deadline: float | None = None,
+              hook: Callable[[dict], Any] | None = None) -> Any:
+        """The next frame, decoded with `hook` for each JSON object (bottom up); wait no later
+        than `deadline` (time.monotonic()), None for as long as it takes."""
+        while True:
+            if len(self.buffer) >= HEADER.size:
+                (size,) = HEADER.unpack_from(self.buffer)
+                if size > FRAME_CAP:
+                    raise WireError(f"a frame of {size:,} bytes, over the {FRAME_CAP >> 20} MB "
+                                    "a frame may hold")
+                end = HEADER.size + size
+                if len(self.buffer) >= end:
+                    body = bytes(self.buffer[HEADER.size:end])
+                    del self.buffer[:end]
+                    return _decoded(body, hook)
+            self._fill(deadline)
+
+    def _fill(self, deadline: float | None) -> None:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise TimedOut("no frame before the deadline")
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise PeerGone("the pipe was closed")
+        self.buffer += chunk
+
+
+def _decoded(body: bytes, hook: Callable[[dict], Any] | None) -> Any:
     try:
         return json.loads(body.decode("utf-8", "surrogatepass"), object_hook=hook,
                           parse_constant=_no_constant)
@@ -78,21 +106,6 @@ def read_frame(fd: int, deadline: float | None = None,
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
-    parts, wanted = [], size
-    while wanted:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise TimedOut("no frame before the deadline")
-        chunk = os.read(fd, min(wanted, 1 << 20))
-        if not chunk:
-            raise PeerGone("the pipe was closed")
-        parts.append(chunk)
-        wanted -= len(chunk)
-    return b"".join(parts)
 
 
 class Outbound:
@@ -146,7 +159,7 @@ class Outbound:
 
 class Inbound:
     """Turns JSON trees from the other side back into values: the plain tags here, the side's
-    own in `tagged`. Used as `read_frame`'s hook, so objects are made bottom up."""
+    own in `tagged`. Used as `Reader.frame`'s hook, so objects are made bottom up."""
 
     def __call__(self, tree: dict) -> Any:
         for key in tree:

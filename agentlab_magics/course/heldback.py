@@ -1,56 +1,48 @@
 """Where a lab's held-back tests live: the instructor's package, never the student's.
 
-`agentlab_instructor.heldback.<module>` holds the held-back tests of the lab whose visible
-tests are `agentlab_magics.course.labtests.<module>`; nothing in the student package marks or
-names them. On a student's machine the instructor package is not installed, and a lab simply
-has no held-back tests there. The grader's scoring sandbox cannot read the instructor's
-package, so the grader sends it the text of every held-back module (`held_back_sources`), and
-there they are imported from that text by their own names: a held-back module imports only
-agentlab_magics, the standard library and other held-back modules.
+The instructor package's module `heldback.<module>` holds the held-back tests of the lab whose
+visible tests are `agentlab_magics.course.labtests.<module>`; nothing in the student package
+marks or names them. On a student's machine the instructor package is not installed, and a
+lab simply has no held-back tests there. Only the judge imports them (checking.runner): no
+process that runs a student's code ever does.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import types
-from pathlib import Path
 from typing import Any
 
 from agentlab_magics.course.catalog import Lab
+from agentlab_magics.course.instructor import instructor_package_name
 
-PACKAGE = "agentlab_instructor.heldback"
 
-
-def held_back_name(lab: Lab) -> str:
-    """The module name of the lab's held-back tests."""
-    return f"{PACKAGE}.{lab.tests.rpartition('.')[2]}"
+def held_back_package() -> str | None:
+    """The name of the instructor's package of held-back tests (nothing imported), or None
+    where there is none."""
+    package = instructor_package_name()
+    return f"{package}.heldback" if package is not None else None
 
 
 def is_held_back(test: Any) -> bool:
-    """Whether `test` is a held-back test: a function defined in a module of PACKAGE, the one
-    place held-back tests are written."""
-    return (getattr(test, "__module__", None) or "").startswith(f"{PACKAGE}.")
+    """Whether `test` is a held-back test: a function defined in a module of the held-back
+    package, the one place held-back tests are written."""
+    package = held_back_package()
+    return package is not None and (getattr(test, "__module__", None) or "").startswith(
+        f"{package}.")
 
 
 def held_back_module(lab: Lab) -> types.ModuleType | None:
     """The lab's held-back tests module, or None where the instructor package has none."""
+    package = held_back_package()
+    if package is None:
+        return None
+    name = f"{package}.{lab.tests.rpartition('.')[2]}"
     try:
-        return importlib.import_module(held_back_name(lab))
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name and held_back_name(lab).startswith(exc.name):
+        if exc.name and name.startswith(exc.name):
             return None
         raise
-    except PermissionError:  # inside the grading sandbox, which hides the instructor package
+    except PermissionError:  # a folder hidden from this process
         return None
-
-
-def held_back_sources() -> dict[str, str]:
-    """The text of every held-back module, by module name; empty where the instructor
-    package is not installed (or cannot be read)."""
-    try:
-        package = importlib.import_module(PACKAGE)
-    except (ImportError, PermissionError):
-        return {}
-    return {f"{PACKAGE}.{found.name}": Path(found.module_finder.path, f"{found.name}.py")
-            .read_text(encoding="utf-8") for found in pkgutil.iter_modules(package.__path__)}

@@ -1,42 +1,63 @@
-"""The instructor's half of the course (agentlab_instructor), reached only when it is asked for.
+"""The instructor's half of the course, found through an entry point, reached only when asked for.
 
-Invariant: importing any module of agentlab_magics never imports agentlab_instructor. A
-student's install has no instructor package, and everything a student runs works without it.
-What does need it (a lab's reference and marked file, `agentlab demo`, `agentlab course build`
-and `publish-solution`) imports it through `instructor_module` at the moment it is needed, and
+The instructor package (agentlab_instructor, in the course's repository) declares itself in the
+entry point group ENTRY_POINTS under the name "course"; this package never names it. Invariant:
+importing any module of agentlab_magics never imports it. A student's install has no
+instructor package, and everything a student runs works without it. What does need it (a
+lab's reference and marked file, the held-back tests, `agentlab demo`, `agentlab course build`
+and `publish-solution`) finds it through `instructor_module` at the moment it is needed, and
 where it is not installed gets InstructorPackageMissing: one sentence saying what to install.
 """
 
 from __future__ import annotations
 
 import importlib
+from functools import cache
+from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentlab_instructor.lab_files import LabFiles
 
-PACKAGE = "agentlab_instructor"
+ENTRY_POINTS = "agentlab_magics.instructor"
 
 
 class InstructorPackageMissing(ImportError):
     """What was asked for needs the instructor package, which is not installed here."""
 
 
-def instructor_module(name: str, needs: str) -> ModuleType:
-    """agentlab_instructor.<name>, imported now. Where the package is not installed,
-    InstructorPackageMissing saying that `needs` (the start of the sentence) needs it; any
-    other import error inside the package is raised as it is."""
+@cache
+def instructor_package_name() -> str | None:
+    """The name of the module the entry point declares (read from the installed metadata,
+    nothing imported), or None where no instructor package is installed."""
+    for point in entry_points(group=ENTRY_POINTS, name="course"):
+        return point.value
+    return None
+
+
+def instructor_package() -> ModuleType | None:
+    """The instructor package, imported now, or None where none is installed (or where it
+    cannot be read: a grading sandbox hides it)."""
+    name = instructor_package_name()
+    if name is None:
+        return None
     try:
-        importlib.import_module(PACKAGE)
-    except ModuleNotFoundError as exc:
-        if exc.name != PACKAGE:
-            raise
+        return importlib.import_module(name)
+    except (ImportError, PermissionError):
+        return None
+
+
+def instructor_module(name: str, needs: str) -> ModuleType:
+    """The instructor package's module `name`, imported now. Where the package is not
+    installed, InstructorPackageMissing saying that `needs` (the start of the sentence) needs
+    it; any other import error inside the package is raised as it is."""
+    package = instructor_package()
+    if package is None:
         raise InstructorPackageMissing(
-            f"{needs} needs the instructor package ({PACKAGE}), which is not installed here: "
-            "install it with `pip install -e ./instructor` from the course's repository.",
-            name=PACKAGE) from None
-    return importlib.import_module(f"{PACKAGE}.{name}")
+            f"{needs} needs the instructor package, which is not installed here: install it "
+            "with `pip install -e ./instructor` from the course's repository.")
+    return importlib.import_module(f"{package.__name__}.{name}")
 
 
 def instructor_files(lab_id: str, needs: str) -> LabFiles:

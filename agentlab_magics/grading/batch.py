@@ -33,8 +33,8 @@ from typing import TextIO
 
 from agentlab_magics import __version__
 from agentlab_magics.atomic import write_text_atomically
-from agentlab_magics.course.nbgrader_cli import Nbgrader
-from agentlab_magics.course.progress_bar import ProgressBar
+from agentlab_magics.term.nbgrader_cli import Nbgrader
+from agentlab_magics.term.progress_bar import ProgressBar
 from agentlab_magics.grading.batch_summary import BatchSummary, Record
 from agentlab_magics.grading.gradebook_copy import (
     merge, read_shape, read_student, write_shape)

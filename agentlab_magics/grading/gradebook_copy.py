@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import warnings
 
-from agentlab_magics.course.nbgrader_cli import without_slow_imports
+from agentlab_magics.term.nbgrader_cli import without_slow_imports
 
 without_slow_imports()
 

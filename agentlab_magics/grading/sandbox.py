@@ -172,11 +172,11 @@ def _site_folders() -> list[str]:
 
 def instructor_paths() -> list[str]:
     """Where the instructor's package lives, if it is installed: hidden from every run."""
-    try:
-        import agentlab_instructor
-    except ImportError:
-        return []
-    return [str(Path(agentlab_instructor.__file__).parent)]
+    from agentlab_magics.course.instructor import instructor_package
+
+    package = instructor_package()
+    return [str(Path(package.__file__).parent)] if package is not None and package.__file__ \
+        else []
 
 
 def checkout_paths() -> list[str]:

@@ -90,10 +90,12 @@ def _instructor_package(plan: HubPlan) -> Path | None:
     if plan.instructor_package is not None:
         folder = plan.instructor_package.resolve()
         return folder if (folder / "agentlab_instructor" / "__init__.py").is_file() else None
-    spec = importlib.util.find_spec("agentlab_instructor")
-    if spec is None or not spec.origin:
+    from agentlab_magics.course.instructor import instructor_package
+
+    package = instructor_package()
+    if package is None or not package.__file__:
         return None
-    return Path(spec.origin).resolve().parents[1]
+    return Path(package.__file__).resolve().parents[1]
 
 
 def _user(name: str) -> None:
@@ -107,12 +109,20 @@ def _user(name: str) -> None:
 
 
 def _copy_instructor_package(plan: HubPlan) -> None:
-    """Copy the instructor package where the instructor's group alone may read it."""
-    target = plan.instructor_files / "agentlab_instructor"
+    """Copy the instructor package where the instructor's group alone may read it, with the
+    entry point through which agentlab_magics finds it (course/instructor.py)."""
+    from agentlab_magics.course.instructor import ENTRY_POINTS
+
+    name = "agentlab_instructor"
+    target = plan.instructor_files / name
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(plan.instructor_package / "agentlab_instructor", target,
+    shutil.copytree(plan.instructor_package / name, target,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    found = plan.instructor_files / f"{name}-0.dist-info"
+    found.mkdir(exist_ok=True)
+    (found / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0\n")
+    (found / "entry_points.txt").write_text(f"[{ENTRY_POINTS}]\ncourse = {name}\n")
     group = pwd.getpwnam(plan.instructor).pw_gid
     for root, folders, files in os.walk(plan.instructor_files):
         os.chown(root, 0, group)
@@ -148,8 +158,8 @@ def _configuration(plan: HubPlan) -> None:
 def _course(plan: HubPlan) -> None:
     """The instructor's course, written from the installed package where it is missing, with
     the students in its gradebook (the formgrader lists them by name)."""
-    from agentlab_magics.course.course_folder import init
-    from agentlab_magics.course.nbgrader_cli import Nbgrader
+    from agentlab_magics.term.course_folder import init
+    from agentlab_magics.term.nbgrader_cli import Nbgrader
 
     if not plan.course.exists():
         sys.path.insert(0, str(plan.instructor_package))

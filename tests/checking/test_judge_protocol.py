@@ -21,14 +21,14 @@ from agentlab_magics.course import find_lab
 
 FAKE = '''
 import json, os, struct, sys
-from agentlab_magics.checking.wire import VERSION, read_frame, write_frame
+from agentlab_magics.checking.wire import VERSION, Reader, write_frame
 
-inp, out = os.dup(0), os.dup(1)
+inp, out = Reader(os.dup(0)), os.dup(1)
 def say(message):
     message.setdefault("out", ""); message.setdefault("sync", [])
     write_frame(out, message)
 def hear():
-    return read_frame(inp)
+    return inp.frame()
 say({"k": "hello", "version": VERSION, "pid": os.getpid()})
 while True:
     message = hear()

@@ -17,8 +17,8 @@ import pytest
 from distributed import Client
 from nbgrader.api import Gradebook
 
-from agentlab_magics.course.handed_in import handed_in
-from agentlab_magics.course.nbgrader_cli import Nbgrader
+from agentlab_magics.term.handed_in import handed_in
+from agentlab_magics.term.nbgrader_cli import Nbgrader
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 ASSIGNMENT = "lesson1"

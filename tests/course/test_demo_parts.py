@@ -15,9 +15,9 @@ from agentlab_magics import checking
 from agentlab_magics.checking.student import load
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.grade_table import CellGrade, GradeTable
-from agentlab_magics.course.progress_bar import ProgressBar
-from agentlab_magics.course.students import (
+from agentlab_magics.term.grade_table import CellGrade, GradeTable
+from agentlab_magics.term.progress_bar import ProgressBar
+from agentlab_magics.term.students import (
     HANGING,
     STUDENTS,
     WRONG,
@@ -28,7 +28,7 @@ from agentlab_magics.course.students import (
     lab_of,
     submission,
 )
-from agentlab_magics.course.task_graph import Task, run_tasks
+from agentlab_magics.term.task_graph import Task, run_tasks
 
 
 def _outcomes(lab_id: str, student: str, timeout: float) -> dict[str, str]:

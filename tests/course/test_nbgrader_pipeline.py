@@ -22,10 +22,10 @@ from agentlab_magics.checking.student import load
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment, group_tests
-from agentlab_magics.course.grade_table import GradeTable, read_grades
-from agentlab_magics.course.nbgrader_cli import Nbgrader
-from agentlab_magics.course.notebooks import HIDDEN_BEGIN, notebook
-from agentlab_magics.course.students import STUDENTS, harness, harness_cells
+from agentlab_magics.term.grade_table import GradeTable, read_grades
+from agentlab_magics.term.nbgrader_cli import Nbgrader
+from agentlab_magics.term.notebooks import HIDDEN_BEGIN, notebook
+from agentlab_magics.term.students import STUDENTS, harness, harness_cells
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 IDS = [assignment.id for assignment in ASSIGNMENTS]

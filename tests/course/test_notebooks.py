@@ -11,9 +11,9 @@ from nbgrader.preprocessors import ClearSolutions
 
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.course_folder import CONFIG, config_text
+from agentlab_magics.term.course_folder import CONFIG, config_text
 from agentlab_magics.course.assignments import ASSIGNMENTS, group_tests, lab_tests, points
-from agentlab_magics.course.notebooks import HIDDEN_BEGIN, notebook, path, stale
+from agentlab_magics.term.notebooks import HIDDEN_BEGIN, notebook, path, stale
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 PARTS = [(assignment.id, part) for assignment in ASSIGNMENTS for part in assignment.parts]

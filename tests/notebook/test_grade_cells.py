@@ -15,7 +15,7 @@ from nbclient import NotebookClient
 
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
-from agentlab_magics.course.notebooks import notebook
+from agentlab_magics.term.notebooks import notebook
 
 FIRST, SECOND = "checkpoint-a", "checkpoint-a-test"
 

@@ -42,7 +42,7 @@ from nbformat.v4 import new_code_cell
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.nbgrader_cli import LAUNCH, Nbgrader
+from agentlab_magics.term.nbgrader_cli import LAUNCH, Nbgrader
 from agentlab_magics.grading.jail import outermost
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, interpreter_paths

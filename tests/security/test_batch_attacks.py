@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentlab_magics.cli import main
-from agentlab_magics.course.handed_in import handed_in
-from agentlab_magics.course.nbgrader_cli import Nbgrader
+from agentlab_magics.term.handed_in import handed_in
+from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.grading.batch import SUBMISSION_LIMIT
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"

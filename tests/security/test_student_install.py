@@ -203,6 +203,6 @@ def test_the_wheel_gives_a_student_every_notebook_and_an_instructor_the_course_f
                                                                                      files):
     done = student("-m", "agentlab_magics", "notebooks", "mine")
     assert done.returncode == 0 and "wrote mine/lesson1/lesson1.ipynb" in done.stdout, done.stderr
-    assert "agentlab_magics/course/template/nbgrader_config.py" in files
+    assert "agentlab_magics/term/template/nbgrader_config.py" in files
     assert "agentlab_magics/hub/template/jupyterhub_config.py" in files
     assert "agentlab_magics/widgets/offline_templates/base/mathjax.html.j2" in files

@@ -4,7 +4,7 @@ student's own words drawn as text, and the widget committing through Python."""
 from bs4 import BeautifulSoup
 
 from agentlab_magics.course.assignments import ASSIGNMENTS
-from agentlab_magics.course.notebooks import notebook
+from agentlab_magics.term.notebooks import notebook
 from agentlab_magics.course.questions import find_question, questions_for
 from agentlab_magics.notebook import Asked, ask
 from agentlab_magics.progress import ProgressStore

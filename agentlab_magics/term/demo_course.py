@@ -32,18 +32,18 @@ import nbformat
 from pydantic import BaseModel
 
 from agentlab_magics.course import labs
-from agentlab_magics.course.course_folder import CONFIG
-from agentlab_magics.course.grade_table import GradeTable, read_grades
-from agentlab_magics.course.nbgrader_cli import Nbgrader, require_nbgrader
-from agentlab_magics.course.progress_bar import ProgressBar
-from agentlab_magics.course.students import (
+from agentlab_magics.term.course_folder import CONFIG
+from agentlab_magics.term.grade_table import GradeTable, read_grades
+from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
+from agentlab_magics.term.progress_bar import ProgressBar
+from agentlab_magics.term.students import (
     STUDENTS,
     harness,
     harness_cells,
     lab_of,
     submission,
 )
-from agentlab_magics.course.task_graph import Task, run_tasks
+from agentlab_magics.term.task_graph import Task, run_tasks
 from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission

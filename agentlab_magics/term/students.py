@@ -127,7 +127,7 @@ def harness(student: str, lab_id: str) -> str:
     recipes = {"wrong": WRONG, "hanging": HANGING}[student]
     if lab.id not in recipes:
         raise NoRecipe(f"The demo has no {student} harness for lab {lab.id}; add one to "
-                       f"agentlab_magics.course.students.{student.upper()}.")
+                       f"agentlab_magics.term.students.{student.upper()}.")
     return recipes[lab.id].apply(lab.reference)
 
 

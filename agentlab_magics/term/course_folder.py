@@ -17,7 +17,7 @@ class CourseFolderProblem(Exception):
 
 def config_text() -> str:
     """The course's nbgrader configuration, as the package holds it."""
-    return importlib.resources.files("agentlab_magics.course").joinpath(
+    return importlib.resources.files("agentlab_magics.term").joinpath(
         "template", CONFIG).read_text(encoding="utf-8")
 
 
@@ -25,7 +25,7 @@ def init(folder: Path) -> list[Path]:
     """Write a new course into `folder` (new or empty): its configuration and every source
     notebook; returns the files written. The notebooks hold the reference, so this needs the
     instructor package (InstructorPackageMissing otherwise, before anything is written)."""
-    from agentlab_magics.course import notebooks
+    from agentlab_magics.term import notebooks
     from agentlab_magics.course.instructor import instructor_module
 
     instructor_module("lab_files", "`agentlab course init`")

@@ -96,7 +96,7 @@ c.Autograde.autograde_preprocessors = [
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "agentlab_magics.course.feedback.HideTestCode",
+    "agentlab_magics.grading.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # The page loads nothing from the internet: agentlab's template folder goes before nbgrader's
