@@ -8,7 +8,8 @@ from pathlib import Path
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
-    """Write `text` to a temporary file beside `path`, flush it to disk, then rename it over `path`."""
+    """Write `text` to a temporary file beside `path`, flush it to disk, then rename it over
+    `path`."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",

@@ -243,10 +243,10 @@ def _publish_solution(args: argparse.Namespace) -> int:
 
 
 def _hub_demo(args: argparse.Namespace) -> int:
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed
     from agentlab_magics.hub.demo import run
     from agentlab_magics.hub.plan import HubPlan
     from agentlab_magics.hub.recipe import HubProblem
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed
 
     given = {"password": args.password} if args.password else {}
     plan = HubPlan(folder=args.folder, port=args.port, instructor=args.instructor,
@@ -275,8 +275,8 @@ def _notebooks(folder: Path) -> int:
 
 
 def _course_init(folder: Path) -> int:
-    from agentlab_magics.term.course_folder import CourseFolderProblem, init
     from agentlab_magics.course.instructor import InstructorPackageMissing
+    from agentlab_magics.term.course_folder import CourseFolderProblem, init
 
     try:
         written = init(folder)
@@ -294,7 +294,6 @@ def _course_build(args: argparse.Namespace) -> int:
     """The starters first, then the notebooks (a demonstration cell may show a starter)."""
     from agentlab_magics.course import starter_files
     from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_module
-
     from agentlab_magics.term.course_folder import CONFIG
 
     starters = args.starters or starter_files.FOLDER
@@ -337,8 +336,7 @@ def _course_check(course: Path, starters: Path) -> int:
 def _course_autograde(args: argparse.Namespace) -> int:
     """0 when every submission was graded (or had not changed), 1 when any failed, 2 on a
     course that cannot be graded, 130 on Ctrl-C (what was merged stays merged)."""
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, \
-        require_nbgrader
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
 
     try:
         require_nbgrader()
@@ -378,9 +376,9 @@ def _course_demo(args: argparse.Namespace) -> int:
     except NbgraderMissing as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
+    from agentlab_magics.course.instructor import InstructorPackageMissing
     from agentlab_magics.term.course_folder import CourseFolderProblem, course_or_new
     from agentlab_magics.term.demo_course import CourseProblem, run_demo
-    from agentlab_magics.course.instructor import InstructorPackageMissing
 
     kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
         prefix="agentlab-course-")

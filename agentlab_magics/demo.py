@@ -1,4 +1,5 @@
-"""`agentlab demo`: four afternoons with the reference harness, and whether each record can be sent again.
+"""`agentlab demo`: four afternoons with the reference harness, and whether each record can be sent
+again.
 
 A typo the model recovers from, a 5,000-line log read through the budget, a model that
 never stops, and a provider outage; then each record is judged and turned into a request.

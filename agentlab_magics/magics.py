@@ -127,6 +127,11 @@ class AgentLabMagics(Magics):
     def _say(self, text: str) -> None:
         print(text)
 
+    def _namespace(self) -> dict:
+        """The notebook's names (a magic always runs in a shell)."""
+        assert self.shell is not None, "IPython registers the magics with its shell"
+        return self.shell.user_ns
+
     def _parse(self, parser: _Parser, line: str) -> argparse.Namespace | None:
         """The line's options, or None once a sentence has said what is wrong with it."""
         try:
@@ -165,17 +170,17 @@ class AgentLabMagics(Magics):
         try:
             marks = live and notebook.LiveMarks(args.lab, lambda text: live.update(Pretty(text)))
             if cell is None:
-                report = notebook.check_names(args.lab, self.shell.user_ns, timeout=args.timeout,
+                report = notebook.check_names(args.lab, self._namespace(), timeout=args.timeout,
                                               store=store, on_outcome=marks)
             else:
-                report = notebook.check_cell(args.lab, cell, self.shell.user_ns,
+                report = notebook.check_cell(args.lab, cell, self._namespace(),
                                              timeout=args.timeout, store=store, on_outcome=marks)
         except UnknownLab as exc:
             self._say(str(exc))
             return
         finally:
             self._notice(store)
-        if args.quiet:
+        if live is None:
             self._say(report.summary())
         else:
             from agentlab_magics.widgets import ReportView
@@ -194,7 +199,7 @@ class AgentLabMagics(Magics):
         sources = []
         for written in filter(None, (expression, other)):
             try:
-                sources.append(eval(written, self.shell.user_ns))
+                sources.append(eval(written, self._namespace()))
             except Exception as exc:
                 self._say(f"%transcript could not evaluate {written!r}: "
                           f"{type(exc).__name__}: {exc}")

@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import os
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from agentlab_magics.checking import CheckReport, TestOutcome, run
 from agentlab_magics.checking.student import (
-    CodeProblem, as_in_the_cell, course_imports, load, register)
+    CodeProblem,
+    as_in_the_cell,
+    course_imports,
+    load,
+    register,
+)
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.grading import autograding
@@ -228,12 +234,14 @@ def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
     (`page_state`)."""
     from agentlab_magics.checking.runner import lab_tests
     from agentlab_magics.course.assignments import ASSIGNMENTS
-    from agentlab_magics.progress.store import page_state
+    from agentlab_magics.progress.store import State, page_state
 
     store = store or ProgressStore()
     stops = []
     for assignment in ASSIGNMENTS:
-        labs, asked, answered, right = [], 0, 0, 0
+        labs: list[dict[str, Any]] = []
+        states: list[State] = []
+        asked = answered = right = 0
         for part in assignment.parts:
             lab, record = find_lab(part.lab), store.lab(part.lab)
             key = {question.id: right_answer(question) for question in questions_for(lab.id)}
@@ -241,12 +249,13 @@ def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
             answered += sum(question in record.questions for question in key)
             right += len(record.right(key))
             tests = {test.name for test in lab_tests(lab, still_holds=False)}
-            labs.append({"lab": lab.id, "title": lab.title, "state": record.state(key),
+            states.append(record.state(key))
+            labs.append({"lab": lab.id, "title": lab.title, "state": states[-1],
                          "tests_passed": len(tests.intersection(record.tests_passed)),
                          "tests": len(tests)})
         stops.append({"id": assignment.id, "title": assignment.title, "labs": labs,
                       "questions": {"asked": asked, "answered": answered, "right": right},
-                      "state": page_state([lab["state"] for lab in labs])})
+                      "state": page_state(states)})
     return stops
 
 

@@ -10,11 +10,12 @@ are the ones the learner sees. The boundary cases held back for grading are the 
 in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here.
 """
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
-CALL = "CALL"
+Admission = Literal["CALL", "MODEL_CALL_LIMIT", "MODEL_COST_LIMIT"]
+CALL: Admission = "CALL"
 
 
 class _Exposure(BaseModel):
@@ -43,10 +44,12 @@ class _LoopExposure(_Exposure):
     calls: NonNegativeInt = Field(alias="used_calls")
 
 
-def decide_admission(case: dict[str, Any]) -> str:
+def decide_admission(case: dict[str, Any]) -> Admission:
     """CALL, MODEL_CALL_LIMIT or MODEL_COST_LIMIT for the loop's counters (used_calls, ...)."""
     exposure = _LoopExposure.model_validate(case)
-    return {None: CALL, "calls": "MODEL_CALL_LIMIT", "cost": "MODEL_COST_LIMIT"}[exposure.refusal()]
+    answers: dict[str | None, Admission] = {None: CALL, "calls": "MODEL_CALL_LIMIT",
+                                            "cost": "MODEL_COST_LIMIT"}
+    return answers[exposure.refusal()]
 
 
 def transfer_check(state: dict[str, Any]) -> str:

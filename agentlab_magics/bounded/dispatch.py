@@ -32,7 +32,8 @@ class ExecutableTool:
     name: str
     description: str
     arguments_model: type[BaseModel]
-    handler: Callable[[BaseModel], Any]
+    handler: Callable[[Any], Any]
+    """Called with an instance of `arguments_model`, validated."""
     consequential: bool = False
 
     def schema(self) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentlab_magics.bounded.admission import CALL, decide_admission
+from agentlab_magics.bounded.admission import decide_admission
 from agentlab_magics.bounded.dispatch import Dispatcher
 from agentlab_magics.bounded.limits import Limits
 from agentlab_magics.bounded.models import Model, ModelError
@@ -78,7 +78,7 @@ def run_loop(
                 "budget": limits.model_budget_cents,
             }
         )
-        if decision != CALL:
+        if decision != "CALL":
             return finish(decision)
         if clock() >= deadline:
             return finish(MODEL_FAILED)

@@ -80,7 +80,9 @@ def scripted_turn(
     content: str = "", calls: Iterable[dict[str, Any]] = (), *, output_tokens: int = 0
 ) -> ScriptedTurn:
     """One authored turn; ``calls`` are ``{"name", "arguments"}`` dicts with an optional id."""
-    return ScriptedTurn(content=content, calls=tuple(calls), output_tokens=output_tokens)
+    return ScriptedTurn(content=content, calls=tuple(ScriptedCall.model_validate(call)
+                                                     for call in calls),
+                        output_tokens=output_tokens)
 
 
 class ScriptedModel:

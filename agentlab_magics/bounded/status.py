@@ -2,15 +2,6 @@
 
 from typing import Literal
 
-COMPLETED = "COMPLETED"
-EMPTY_REPLY = "EMPTY_REPLY"
-MODEL_CALL_LIMIT = "MODEL_CALL_LIMIT"
-MODEL_COST_LIMIT = "MODEL_COST_LIMIT"
-MODEL_FAILED = "MODEL_FAILED"
-REPEATED_CALL_ID = "REPEATED_CALL_ID"
-TOKEN_LIMIT = "TOKEN_LIMIT"
-TOOL_LIMIT = "TOOL_LIMIT"
-
 Status = Literal[
     "COMPLETED",
     "EMPTY_REPLY",
@@ -22,4 +13,13 @@ Status = Literal[
     "TOOL_LIMIT",
 ]
 
-STATUSES: frozenset[str] = frozenset(Status.__args__)
+COMPLETED: Status = "COMPLETED"
+EMPTY_REPLY: Status = "EMPTY_REPLY"
+MODEL_CALL_LIMIT: Status = "MODEL_CALL_LIMIT"
+MODEL_COST_LIMIT: Status = "MODEL_COST_LIMIT"
+MODEL_FAILED: Status = "MODEL_FAILED"
+REPEATED_CALL_ID: Status = "REPEATED_CALL_ID"
+TOKEN_LIMIT: Status = "TOKEN_LIMIT"
+TOOL_LIMIT: Status = "TOOL_LIMIT"
+
+STATUSES: frozenset[str] = frozenset(Status.__args__)  # type: ignore[attr-defined]

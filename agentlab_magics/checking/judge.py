@@ -26,18 +26,36 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import ValidationError
 
 from agentlab_magics.checking import protocol
 from agentlab_magics.checking.protocol import (
-    FROM_STUDENT, Ask, Cap, Crossed, Hello, Loaded, Raised, Read, Value)
+    FROM_STUDENT,
+    Ask,
+    Cap,
+    Crossed,
+    Hello,
+    Loaded,
+    Raised,
+    Read,
+    Value,
+)
 from agentlab_magics.checking.student import NotWrittenYet
 from agentlab_magics.checking.wire import (
-    VERSION, Inbound, Outbound, PeerGone, Reader, TimedOut as FrameLate, WireError, type_name,
-    write_frame)
+    VERSION,
+    Inbound,
+    Outbound,
+    PeerGone,
+    Reader,
+    WireError,
+    type_name,
+    write_frame,
+)
+from agentlab_magics.checking.wire import TimedOut as FrameLate
 from agentlab_magics.lab.caps import CapReached
 from agentlab_magics.lab.crossing import made, parts
 
@@ -98,7 +116,7 @@ class Remote:
     """A function (or other callable) of the student's: calling it runs it in the student
     process, with this test's time."""
 
-    __slots__ = ("process", "ident")
+    __slots__ = ("ident", "process")
 
     def __init__(self, process: StudentProcess, ident: int | str) -> None:
         self.process, self.ident = process, ident
@@ -111,13 +129,18 @@ class Remote:
         return f"<{type(self).__name__} of the student's code>"
 
 
-@cache
+_strangers: dict[tuple[str, type], type] = {}
+
+
 def stranger_class(name: str, base: type) -> type:
     """The class a student's object of class `name` stands here as: `base` (Foreign, Remote,
     or the plain type a subclass of theirs imitated), under their class's name."""
-    shown = name if name.isidentifier() and len(name) <= 80 else "object"
-    return type(shown, (base,), {"__module__": "student", "__slots__": ()}
-                if base in (Foreign, Remote) else {"__module__": "student"})
+    if (name, base) not in _strangers:
+        shown = name if name.isidentifier() and len(name) <= 80 else "object"
+        namespace = ({"__module__": "student", "__slots__": ()} if base in (Foreign, Remote)
+                     else {"__module__": "student"})
+        _strangers[(name, base)] = type(shown, (base,), namespace)
+    return _strangers[(name, base)]
 
 
 @cache
@@ -147,7 +170,7 @@ def crossed(description: Crossed) -> Exception:
             exc = None
     if exc is None:
         exc = crossed_class(description.type, tuple(description.bases))(*description.args)
-    exc.crossed = description  # type: ignore[attr-defined]
+    setattr(exc, "crossed", description)  # noqa: B010 (an attribute of our own on theirs)
     return exc
 
 
@@ -296,11 +319,13 @@ class StudentProcess:
         if pid == 0:  # pragma: no cover (the child never returns)
             try:
                 os.setpgid(0, 0)
-                os.close(ours_read), os.close(ours_write)
+                os.close(ours_read)
+                os.close(ours_write)
                 student_process.run(theirs_read, theirs_write, module, filename)
             finally:
                 os._exit(0)
-        os.close(theirs_read), os.close(theirs_write)
+        os.close(theirs_read)
+        os.close(theirs_write)
         process = cls(pid, ours_read, ours_write,
                       [lambda: os.close(ours_read), lambda: os.close(ours_write)])
         process.hello()

@@ -9,7 +9,7 @@ conversation; `wire.VERSION` is the protocol's version, which a student process 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -87,7 +87,7 @@ class Cap(_FromStudent):
     edges: list[Any]
 
 
-FromStudent = Annotated[Union[Hello, Loaded, Value, Raised, Ask, Read, Cap],
+FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Read | Cap,
                         Field(discriminator="k")]
 FROM_STUDENT: TypeAdapter[Any] = TypeAdapter(FromStudent)
 

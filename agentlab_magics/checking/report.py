@@ -1,4 +1,5 @@
-"""The result of checking a harness against a lab: one object, rendered as text, HTML or a widget."""
+"""The result of checking a harness against a lab: one object, rendered as text, HTML or a
+widget."""
 
 from __future__ import annotations
 

@@ -22,23 +22,42 @@ import math
 import os
 import time
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agentlab_magics.checking.judge import (
-    Ended, OutOfTime, RecordCap, Stopped, StudentCode, StudentProcess, crossing_of)
+    Ended,
+    OutOfTime,
+    RecordCap,
+    Stopped,
+    StudentCode,
+    StudentProcess,
+    crossing_of,
+)
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
-from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
-    CodeProblem, NotWrittenYet, at_line, exception_text, read_source, syntax_sentence)
+    CodeProblem,
+    NotWrittenYet,
+    at_line,
+    exception_text,
+    read_source,
+    syntax_sentence,
+)
 from agentlab_magics.checking.student_process import MEMORY_CAP
 from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.lab.caps import (
-    RECORD_CAP, CapReached, memory_ran_out, reached, record_too_long)
+    RECORD_CAP,
+    CapReached,
+    memory_ran_out,
+    reached,
+    record_too_long,
+)
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
@@ -154,10 +173,12 @@ def _code(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
           ) -> Source | types.ModuleType:
     """What is checked: the source (compiled here first, so a syntax error is a sentence and
     nothing runs), or a module of this process."""
-    if source is None and isinstance(harness, types.ModuleType):
+    if source is not None:
+        code = Source(source, CELL)
+    elif isinstance(harness, types.ModuleType):
         return harness
-    code = Source(source, CELL) if source is not None else Source(
-        read_source(harness, lab.module), str(harness))
+    else:
+        code = Source(read_source(harness, lab.module), str(harness))
     try:
         tree = ast.parse(code.text.removeprefix("\ufeff"), code.filename)
     except SyntaxError as exc:
@@ -223,10 +244,11 @@ class Trial:
         try:
             for test in self.tests:
                 if process is None or not process.alive:
-                    process, problem = self.start()
-                    if problem is not None:
+                    started = self.start()
+                    if isinstance(started, str):
                         return CheckReport(lab_id=self.lab.id, title=self.lab.title,
-                                           outcomes=outcomes, problem=problem)
+                                           outcomes=outcomes, problem=started)
+                    process = started
                 outcome = self.outcome(test, process)
                 outcomes.append(outcome)
                 if on_outcome is not None:
@@ -236,26 +258,26 @@ class Trial:
                 process.kill()
         return CheckReport(lab_id=self.lab.id, title=self.lab.title, outcomes=outcomes)
 
-    def start(self) -> tuple[StudentProcess, None] | tuple[None, str]:
+    def start(self) -> StudentProcess | str:
         """A student process holding the student's code, or the sentence saying why not."""
         try:
             process = self.launch() if isinstance(self.code, Source) else StudentProcess.forked(
                 self.code, getattr(self.code, "__file__", "") or "")
         except Stopped as exc:
-            return None, (f"The checker could not start the process that runs your code "
-                          f"({exc.args[0] if exc.args else 'it ended'}); try again.")
+            return (f"The checker could not start the process that runs your code "
+                    f"({exc.args[0] if exc.args else 'it ended'}); try again.")
         if not isinstance(self.code, Source):
             module = vars(self.code)
             process.names = {name: callable(module[name]) for name in self.names
                              if name in module}
-            return process, None
+            return process
         try:
             process.load(self.code.text, self.code.filename, self.lab.module, self.names,
                          [os.getcwd()], self.timeout)
         except BaseException as exc:
             process.kill()
-            return None, self.unloaded(exc)
-        return process, None
+            return self.unloaded(exc)
+        return process
 
     def unloaded(self, exc: BaseException) -> str:
         """Why the student's code could not be loaded, in a sentence."""
@@ -283,6 +305,7 @@ class Trial:
             fixtures["record"] = recorder
         process.begin(self.timeout, recorder.look)
         started, stopped = time.perf_counter(), None
+        kind: Outcome
         try:
             test.function(**fixtures)
             kind, message = "passed", ""
@@ -301,7 +324,7 @@ class Trial:
                            record_omitted=omitted, requests=requests, requests_sent=sent,
                            output=output, duration=duration)
 
-    def judged(self, exc: BaseException) -> tuple[str, str]:
+    def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""
         if isinstance(exc, OutOfTime):
             return "timeout", (f"This test did not finish within {self.timeout:g} s: your "

@@ -10,8 +10,8 @@ sandboxed process dies with the thread that started it.
 from __future__ import annotations
 
 import atexit
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable
 
 from agentlab_magics.checking.judge import StudentProcess
 

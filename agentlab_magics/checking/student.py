@@ -75,7 +75,7 @@ def compiled(source: str, filename: str = "harness.py", name: str = "harness"
     source = source.removeprefix("\ufeff")
     module = types.ModuleType(name)
     module.__file__ = filename
-    module.__source__ = source
+    setattr(module, "__source__", source)  # noqa: B010 (the module's own name for it)
     try:
         code = compile(source, filename, "exec", dont_inherit=True)  # not this file's __future__
     except SyntaxError as exc:

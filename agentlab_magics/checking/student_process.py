@@ -33,12 +33,11 @@ import signal
 import sys
 import threading
 import types
-from collections.abc import Awaitable
-from typing import Any, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from agentlab_magics.checking.student import course_imports
-from agentlab_magics.checking.wire import (
-    VERSION, Inbound, Outbound, Reader, type_name, write_frame)
+from agentlab_magics.checking.wire import VERSION, Inbound, Outbound, Reader, type_name, write_frame
 from agentlab_magics.lab.caps import RECORD_CAP
 
 MEMORY_CAP = 1 << 30       # bytes of address space the code may add to what the process had
@@ -471,7 +470,7 @@ def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
     course_imports()
     SERVER = Server(read_fd, write_fd)
     SERVER.module, SERVER.filename = module, filename
-    sys.stdout = sys.stderr = SERVER.output  # type: ignore[assignment]
+    sys.stdout = sys.stderr = SERVER.output
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGPROF, SERVER.probe)
         signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)

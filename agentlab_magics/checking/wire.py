@@ -27,7 +27,8 @@ import os
 import select
 import struct
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 VERSION = 1
 """The protocol's version: the student process says it first, and the judge refuses another."""
@@ -173,7 +174,7 @@ class Inbound:
         if tag == "$t":
             return tuple(_list(body))
         if tag == "$d":
-            return dict((key, item) for key, item in map(_pair, _list(body)))
+            return dict(map(_pair, _list(body)))
         if tag == "$f":
             return SPECIAL_FLOATS[body]
         if tag == "$b":

@@ -110,7 +110,7 @@ model = lab.ScriptedModel([lab.forgetful()])
 only_new = [lab.user("What is my name?")]
 whole = [lab.user("My name is Ada."), lab.say("Nice to meet you, Ada."), lab.user("What is my name?")]
 print("only the new message:", lab.show([model.complete("You are helpful.", only_new, [])]))
-print("the whole list:      ", lab.show([model.complete("You are helpful.", whole, [])]))"""),
+print("the whole list:      ", lab.show([model.complete("You are helpful.", whole, [])]))"""),  # noqa: E501
         ],
         parts=[Part(
             lab="lesson1",

@@ -60,7 +60,8 @@ class Question(BaseModel):
 def _choice(id: str, prompt: str, options: list[tuple[str, bool, str]], answer: str,
             source: str) -> Question:
     return Question(id=id, lab="checkpoint-a", kind="choice", prompt=prompt, answer=answer,
-                    source=source, options=[Option(text=t, correct=c, why=w) for t, c, w in options])
+                    source=source,
+                    options=[Option(text=t, correct=c, why=w) for t, c, w in options])
 
 
 CHECKPOINT_A = [

@@ -1,15 +1,16 @@
 """Grading: the graded cells' `grade()`, and everything that turns a submission into a score.
 
 In a student's notebook `grade(lab, group)` checks the code of the `%%check` cell (the module
-it registered) against one group of the lab's tests and shows the report, so the student sees what the grader
-will see; when a test fails it raises GradeFailed, which IPython shows as one line (how many
-failed; the cell's report says which) instead of a traceback. The cell still ends in an error,
-which is how nbgrader's Validate counts it, and the graded cells carry the `raises-exception`
-tag (term/notebooks.py), so Run All in JupyterLab, and nbclient, go on to the next cell.
-Only the lab's own tests are graded, never the earlier labs' that still hold. While nbgrader
-autogrades, the score does not come from here: `autograde.ScoredOutside` scores every graded
-cell in a sandboxed process of its own and replaces the cell's outputs, so `grade()` then does
-nothing that could matter (and nothing a student's cell does to it can change a score).
+it registered) against one group of the lab's tests and shows the report, so the student sees
+what the grader will see; when a test fails it raises GradeFailed, which IPython shows as one
+line (how many failed; the cell's report says which) instead of a traceback. The cell still
+ends in an error, which is how nbgrader's Validate counts it, and the graded cells carry the
+`raises-exception` tag (term/notebooks.py), so Run All in JupyterLab, and nbclient, go on to
+the next cell. Only the lab's own tests are graded, never the earlier labs' that still hold.
+While nbgrader autogrades, the score does not come from here: `autograde.ScoredOutside` scores
+every graded cell with the judge in nbgrader's process, against a sandboxed student process,
+and replaces the cell's outputs, so `grade()` then does nothing that could matter (and nothing
+a student's cell does to it can change a score).
 """
 
 from __future__ import annotations

@@ -25,10 +25,11 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from queue import Empty
-from typing import Any, Callable
+from typing import Any
 
 import zmq
 import zmq.asyncio
@@ -44,13 +45,18 @@ from agentlab_magics.checking.runner import Launch, run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import UnknownLab, find_lab
 from agentlab_magics.course.assignments import group_tests
+from agentlab_magics.grading import TIMEOUT
 from agentlab_magics.grading.cells import (
-    GradeCall, grade_calls, is_graded, lab_sources, without_hidden)
+    GradeCall,
+    grade_calls,
+    is_graded,
+    lab_sources,
+    without_hidden,
+)
 from agentlab_magics.grading.jail import trusted_python
 from agentlab_magics.grading.output import DROPPED
 from agentlab_magics.grading.sandbox import Sandbox
 from agentlab_magics.grading.submission import require_plain_files
-from agentlab_magics.grading import TIMEOUT
 
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "NBGRADER_EXECUTION")
 MESSAGE_CAP = 256 << 20  # bytes of one message from the kernel
@@ -115,6 +121,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.connection_file = str(scratch / "kernel.json")
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        assert self.sandbox is not None, "prepare() gives the kernel its sandbox first"
         return self.sandbox.command(super().format_kernel_cmd(extra_arguments))
 
     async def _async_pre_start_kernel(self, **kw):
@@ -196,7 +203,7 @@ class ScoredOutside(Execute):
         left_out = content.get(LEFT_OUT, 0) if isinstance(content, dict) else 0
         size = left_out or len(json.dumps(content))
         taken = self._received.get(cell_index, 0)
-        if left_out or taken + size > self.received_limit and msg.get("msg_type") != "error":
+        if left_out or (taken + size > self.received_limit and msg.get("msg_type") != "error"):
             self._dropped[cell_index] = self._dropped.get(cell_index, 0) + size
             return None
         self._received[cell_index] = taken + size
@@ -287,10 +294,13 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
     the code can reach a report that is shown in full. A call's report is its tests'
     outcomes from those checks."""
     checks: dict[tuple[str, bool], CheckReport] = {}
-    wanted = {(call.lab, call.held_back): set() for call in calls}
+    wanted: dict[tuple[str, bool], set[str]] = {(call.lab, call.held_back): set()
+                                                for call in calls}
     for call in calls:
         wanted[(call.lab, call.held_back)].update(_tests_of(call))
-    spares = Spares(sandboxed(hidden)) if calls else None
+    if not calls:
+        return []
+    spares = Spares(sandboxed(hidden))
     try:
         for lab_id, held_back in sorted(wanted, key=lambda key: key[1]):
             checks[(lab_id, held_back)] = run(
@@ -298,8 +308,7 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
                 only=sorted(wanted[(lab_id, held_back)]) if held_back else None,
                 launch=spares.take)
     finally:
-        if spares is not None:
-            spares.close()
+        spares.close()
     return [_private(_part(checks[(call.lab, call.held_back)], _tests_of(call)), call)
             for call in calls]
 

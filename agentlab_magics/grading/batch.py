@@ -10,8 +10,9 @@ autograde. Dask retries a task whose worker died; a result is merged once, which
 it arrives. A submission is graded again only when it, or the assignment, changed since it
 was last merged (the fingerprints in `.agentlab/autograde/<assignment>.json`), or with
 `force`. nbgrader's log of each submission is kept beside them
-(`.agentlab/autograde/<assignment>-logs/<student>.log`). Ctrl-C cancels what has not finished; a merge under way completes first, so the
-gradebook holds each submission's old scores or its new ones, never half of them.
+(`.agentlab/autograde/<assignment>-logs/<student>.log`). Ctrl-C cancels what has not
+finished; a merge under way completes first, so the gradebook holds each submission's old
+scores or its new ones, never half of them.
 """
 
 from __future__ import annotations
@@ -33,13 +34,18 @@ from typing import TextIO
 
 from agentlab_magics import __version__
 from agentlab_magics.atomic import write_text_atomically
-from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.term.progress_bar import ProgressBar
 from agentlab_magics.grading.batch_summary import BatchSummary, Record
 from agentlab_magics.grading.gradebook_copy import (
-    merge, read_shape, read_student, write_shape)
+    Scores,
+    merge,
+    read_shape,
+    read_student,
+    write_shape,
+)
 from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
+from agentlab_magics.term.nbgrader_cli import Nbgrader
+from agentlab_magics.term.progress_bar import ProgressBar
 
 SUBMISSION_LIMIT = 100 << 20  # bytes of one submitted folder that the grader will read
 STATE = Path(".agentlab") / "autograde"
@@ -51,7 +57,7 @@ class BatchProblem(Exception):
 
 def autograde_course(course: Path, assignment: str, *, students: Sequence[str] | None = None,
                      workers: int | None = None, scheduler: str | None = None,
-                     force: bool = False, nbgrader: Nbgrader = Nbgrader(),
+                     force: bool = False, nbgrader: Nbgrader | None = None,
                      progress: TextIO | None = None) -> BatchSummary:
     """Autograde `assignment`'s submissions in `course` (those of `students`, or all) on a
     LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
@@ -62,7 +68,7 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     with ThreadPoolExecutor(1) as pool:
         # Reading nbgrader's configuration takes a subprocess a second or two: the cluster
         # starts meanwhile.
-        configuration = pool.submit(nbgrader.configuration, course)
+        configuration = pool.submit((nbgrader or Nbgrader()).configuration, course)
         with _client(workers, scheduler) as client:
             where = _Course(configuration.result())
             kit = where.kit(assignment)
@@ -72,8 +78,8 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
                     _run(where, kit, todo, client, progress, records)
             except KeyboardInterrupt:
                 stopped = True
-    summary = BatchSummary(assignment=assignment,
-                           cluster=scheduler or f"LocalCluster, {workers or os.cpu_count()} workers",
+    cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
+    summary = BatchSummary(assignment=assignment, cluster=cluster,
                            began=began, seconds=time.time() - began,
                            records=[records[s] for s in sorted(records)])
     summary.path = str(where.write_summary(summary))
@@ -162,7 +168,7 @@ def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None
     if graded.scores is None:
         record.status, record.problem = "failed", graded.problem
         return
-    where.merge(kit, graded, mark)
+    where.merge(kit, graded, graded.scores, mark)
     record.status, record.merged = "graded", time.time()
     record.score, record.max_score = where.score(kit.assignment, graded.student)
 
@@ -313,13 +319,13 @@ class _Course:
                 "without data files, then autograde again.")
         return {str(p.relative_to(folder)): p.read_bytes() for p in paths}
 
-    def merge(self, kit: Kit, graded: Graded, mark: str) -> None:
-        """Put the autograded folder in place, merge the scores, then note the fingerprint."""
+    def merge(self, kit: Kit, graded: Graded, scores: Scores, mark: str) -> None:
+        """Put the autograded folder in place, merge its `scores`, then note the fingerprint."""
         dest = Path(self.dirs.format_path(self.dirs.autograded_directory, graded.student,
                                           kit.assignment))
         _replace_folder(dest, graded.files, graded.mode)
         part = read_student(self.db_url, self.course_id, kit.assignment, graded.student)
-        merge(self.db_url, self.course_id, kit.assignment, part, graded.scores)
+        merge(self.db_url, self.course_id, kit.assignment, part, scores)
         marks = self.fingerprints(kit.assignment)
         marks[graded.student] = mark
         write_text_atomically(self._state(kit.assignment), json.dumps(marks, indent=1))

@@ -66,7 +66,7 @@ class BatchSummary(BaseModel):
             for name in ("queued", "started", "finished", "merged"):
                 if record[name] is not None:
                     record[f"{name}_at"] = dt.datetime.fromtimestamp(
-                        record[name], dt.timezone.utc).isoformat()
+                        record[name], dt.UTC).isoformat()
         return json.dumps(data, indent=2)
 
     def _since(self, moment: float | None) -> str:

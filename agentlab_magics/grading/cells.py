@@ -42,13 +42,15 @@ def grade_calls(source: str) -> list[GradeCall]:
         return []
     calls = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "grade" and len(node.args) == 2
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
-                        for a in node.args)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "grade"):
+            continue
+        words = [a.value for a in node.args
+                 if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if len(words) == len(node.args) == 2:
             held = any(k.arg == "held_back" and isinstance(k.value, ast.Constant)
                        and k.value.value is True for k in node.keywords)
-            calls.append(GradeCall(node.args[0].value, node.args[1].value, held))
+            calls.append(GradeCall(words[0], words[1], held))
     return calls
 
 

@@ -69,9 +69,11 @@ MODES: dict[Mode, str] = {
                "hidden paths a submission may write too. Grade as root (or from a dedicated "
                "account with nothing else in it) for the strongest sandbox."),
     "none": ("no sandbox: neither root's namespaces nor user namespaces are in use (the machine "
-             "allows neither, or AGENTLAB_SANDBOX=none asks for none). A submission runs as the grader, under resource limits in a scratch folder, and "
-             "can read and write whatever the grader can; a process it detaches outlives "
-             "grading. Grade only from a dedicated account with nothing else in it."),
+             "allows neither, or AGENTLAB_SANDBOX=none asks for none). A submission runs as "
+             "the grader, under resource limits in a scratch folder, and can read and write "
+             "whatever the grader can (the grader's own process included); a process it "
+             "detaches outlives grading. Grade only from a dedicated account with nothing "
+             "else in it, and never trust this mode's scores."),
 }
 
 
@@ -100,8 +102,9 @@ class Sandbox:
         SCRATCH_SIZE, so what a run writes there cannot fill the grader's disk."""
         self.scratch = Path(tempfile.mkdtemp(prefix="agentlab-grade-"))
         if self.mode == "root":
-            subprocess.run([system_tool("mount"), "-t", "tmpfs", "-o", f"size={SCRATCH_SIZE},nosuid,nodev",
-                            "agentlab-scratch", str(self.scratch)], check=True)
+            subprocess.run([system_tool("mount"), "-t", "tmpfs", "-o",
+                            f"size={SCRATCH_SIZE},nosuid,nodev", "agentlab-scratch",
+                            str(self.scratch)], check=True)
         os.chmod(self.scratch, 0o700)
         if self.uid is not None:
             os.chown(self.scratch, self.uid, self.uid)

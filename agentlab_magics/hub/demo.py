@@ -36,11 +36,10 @@ def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     environment = {"PATH": f"{plan.prefix / 'bin'}:/usr/local/bin:/usr/bin:/bin",
                    "LANG": os.environ.get("LANG", "C.UTF-8"),
                    "AGENTLAB_HUB_PLAN": str(plan.state / PLAN)}
-    log = open(plan.state / HUB_LOG, "ab")
-    hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
-                           cwd=plan.state, env=environment, stdout=log, stderr=log,
-                           stdin=subprocess.DEVNULL, start_new_session=True)
-    log.close()
+    with open(plan.state / HUB_LOG, "ab") as log:  # the hub keeps its own copy of the file
+        hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
+                               cwd=plan.state, env=environment, stdout=log, stderr=log,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
     return plan, hub
 
 
@@ -58,7 +57,8 @@ def stop(hub: subprocess.Popen) -> None:
 def run(plan: HubPlan, out: TextIO) -> int:
     """Run the hub until Ctrl-C (0) or until JupyterHub exits by itself (its exit code)."""
     plan, hub = start(plan)
-    if plan.instructor_package.is_relative_to(plan.prefix.resolve()):
+    if plan.instructor_package is not None and plan.instructor_package.is_relative_to(
+            plan.prefix.resolve()):
         out.write(f"Warning: the instructor package is installed in the environment every user "
                   f"runs ({plan.instructor_package}), so students can read the held-back "
                   "tests. Install it elsewhere and pass that folder with "

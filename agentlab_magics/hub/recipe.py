@@ -53,7 +53,8 @@ def problems(plan: HubPlan) -> list[str]:
         found.append(f"JupyterHub is not installed in this Python: {INSTALL_HUB}.")
     closed = closed_ancestor(os.path.realpath(sys.executable))
     if closed is not None:
-        found.append(f"The hub's users could not run this Python ({os.path.realpath(sys.executable)}"
+        python = os.path.realpath(sys.executable)
+        found.append(f"The hub's users could not run this Python ({python}"
                      f": {closed} is closed to other users). Install the hub in an environment "
                      f"every user can run, e.g. `{SHARED_ENV}`, and run that environment's "
                      "agentlab.")
@@ -69,7 +70,9 @@ def prepare(plan: HubPlan) -> HubPlan:
     broken = problems(plan)
     if broken:
         raise HubProblem(" ".join(broken))
-    plan = plan.model_copy(update={"instructor_package": _instructor_package(plan)})
+    package = _instructor_package(plan)
+    assert package is not None, "problems() says when the instructor package is missing"
+    plan = plan.model_copy(update={"instructor_package": package})
     plan.folder.mkdir(parents=True, exist_ok=True)
     os.chmod(plan.folder, 0o755)
     plan.state.mkdir(exist_ok=True)
@@ -78,7 +81,7 @@ def prepare(plan: HubPlan) -> HubPlan:
         _user(user)
     plan.exchange.mkdir(exist_ok=True)
     os.chmod(plan.exchange, 0o1777)
-    _copy_instructor_package(plan)
+    _copy_instructor_package(plan, package)
     _configuration(plan)
     _course(plan)
     (plan.state / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
@@ -108,23 +111,24 @@ def _user(name: str) -> None:
     os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
 
 
-def _copy_instructor_package(plan: HubPlan) -> None:
-    """Copy the instructor package where the instructor's group alone may read it, with the
-    entry point through which agentlab_magics finds it (course/instructor.py)."""
+def _copy_instructor_package(plan: HubPlan, package: Path) -> None:
+    """Copy the instructor package (from the folder `package`) where the instructor's group
+    alone may read it, with the entry point through which agentlab_magics finds it
+    (course/instructor.py)."""
     from agentlab_magics.course.instructor import ENTRY_POINTS
 
     name = "agentlab_instructor"
     target = plan.instructor_files / name
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(plan.instructor_package / name, target,
+    shutil.copytree(package / name, target,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     found = plan.instructor_files / f"{name}-0.dist-info"
     found.mkdir(exist_ok=True)
     (found / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0\n")
     (found / "entry_points.txt").write_text(f"[{ENTRY_POINTS}]\ncourse = {name}\n")
     group = pwd.getpwnam(plan.instructor).pw_gid
-    for root, folders, files in os.walk(plan.instructor_files):
+    for root, _, files in os.walk(plan.instructor_files):
         os.chown(root, 0, group)
         os.chmod(root, 0o750)
         for name in files:
@@ -141,7 +145,7 @@ def _configuration(plan: HubPlan) -> None:
            f"c.Exchange.root = {str(plan.exchange)!r}\n"
            'c.CourseDirectory.course_id = "agentlab"\n')
     _write(student / "labconfig" / "page_config.json",
-           json.dumps({"disabledExtensions": {name: True for name in STUDENT_HIDDEN}}, indent=1))
+           json.dumps({"disabledExtensions": dict.fromkeys(STUDENT_HIDDEN, True)}, indent=1))
     _write(student / "jupyter_server_config.json", json.dumps({"ServerApp": {
         "jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
     _write(instructor / "nbgrader_config.py",

@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from agentlab_magics.lab.caps import CALL_CAP, CALLS_PAST_MAX, COPY_CAP, reached
 from agentlab_magics.lab.messages import Message, fail
@@ -72,7 +73,8 @@ class ScriptedModel:
         for number, step in enumerate(steps, start=1):
             _check_step(number, step)
         if max_calls is not None and (not isinstance(max_calls, int) or max_calls < 0):
-            raise ValueError(f"max_calls must be a whole number of calls or None, got {max_calls!r}")
+            raise ValueError("max_calls must be a whole number of calls or None, got "
+                             f"{max_calls!r}")
         self.steps = list(steps)
         self.max_calls = max_calls
         self.calls: list[Request] = []
@@ -124,7 +126,8 @@ class ScriptedModel:
             return step
         raise ScriptError(f"The script is used up: it has {len(self.steps)} step(s) and this is "
                           f"model call {call_number}. Add a step for this call, or end the script "
-                          "with a step that lasts (lab.pager, lab.forgetful, lab.stuck, lab.forever).")
+                          "with a step that lasts (lab.pager, lab.forgetful, lab.stuck, "
+                          "lab.forever).")
 
     def _number(self, message: Message) -> Message:
         for block in message["content"]:

@@ -27,8 +27,8 @@ class Recording:
         self.calls: list[dict[str, Any]] = []
 
     def complete(self, system: str, messages: list, tools: list) -> dict:
-        call = {"system": system, "messages": copy.deepcopy(messages),
-                "tools": copy.deepcopy(tools)}
+        call: dict[str, Any] = {"system": system, "messages": copy.deepcopy(messages),
+                                "tools": copy.deepcopy(tools)}
         started = time.perf_counter()
         reply = self.model.complete(system, messages, tools)
         call.update(reply=copy.deepcopy(reply), seconds=time.perf_counter() - started)

@@ -7,7 +7,8 @@ student can predict what it will do from the request alone.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentlab_magics.lab.messages import Block, Message, call, reply, say
 
@@ -95,9 +96,9 @@ class Forgetful(Step):
     def answer(self, request: Any) -> Message:
         asked = request.user_text
         if ASKS_NAME.search(asked):
-            names = [STATES_NAME.search(m["content"]) for m in request.messages
+            found = [STATES_NAME.search(m["content"]) for m in request.messages
                      if m.get("role") == "user" and isinstance(m.get("content"), str)]
-            names = [found.group(1) for found in names if found]
+            names = [match.group(1) for match in found if match]
             return say(f"Your name is {names[-1]}." if names else "I don't know your name.")
         stated = STATES_NAME.search(asked)
         if stated:

@@ -45,7 +45,8 @@ def _line(message: Any) -> str:
         return f"user -> {_quote(message.get('content'))}"
     if role == "toolResult":
         marker = " error:" if message.get("is_error") else ""
-        return f"toolResult {message.get('tool_call_id')} ->{marker} {_quote(message.get('content'))}"
+        content = _quote(message.get("content"))
+        return f"toolResult {message.get('tool_call_id')} ->{marker} {content}"
     if role != "assistant":
         return f"{role} -> {_quote(message.get('content'))}"
     parts = [_block(block) for block in _blocks(message)]

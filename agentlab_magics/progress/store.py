@@ -1,4 +1,5 @@
-"""The progress store: per lab, the questions committed, the tests passed, and whether help was used.
+"""The progress store: per lab, the questions committed, the tests passed, and whether help was
+used.
 
 A lab's state (`LabProgress.state`), the one definition the map, the docs and every test use:
 - not started: nothing is recorded for it;
@@ -26,7 +27,7 @@ import itertools
 import json
 import os
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -48,7 +49,7 @@ def default_path() -> Path:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Commitment(BaseModel):

@@ -25,8 +25,8 @@ def init(folder: Path) -> list[Path]:
     """Write a new course into `folder` (new or empty): its configuration and every source
     notebook; returns the files written. The notebooks hold the reference, so this needs the
     instructor package (InstructorPackageMissing otherwise, before anything is written)."""
-    from agentlab_magics.term import notebooks
     from agentlab_magics.course.instructor import instructor_module
+    from agentlab_magics.term import notebooks
 
     instructor_module("lab_files", "`agentlab course init`")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):

@@ -14,8 +14,9 @@ roster), release_assignment per assignment, fetch_assignment per student (every 
 submit per student and assignment (after the student's edits), then per assignment collect,
 autograde and generate_feedback, and last export. Autograde is agentlab's own
 (`agentlab course autograde`, grading.batch): each assignment's submissions graded in
-parallel on one local Dask cluster the demo starts, merged into nbgrader's gradebook. Commands run WORKERS at a time, each as
-soon as what it needs is done, so an assignment is graded while others are handed in.
+parallel on one local Dask cluster the demo starts, merged into nbgrader's gradebook.
+Commands run WORKERS at a time, each as soon as what it needs is done, so an assignment is
+graded while others are handed in.
 Nothing is read from or written to the caller's home: the Jupyter configuration folder and
 the progress store (which %%check writes while autograding) are in the work folder too.
 """
@@ -32,6 +33,7 @@ import nbformat
 from pydantic import BaseModel
 
 from agentlab_magics.course import labs
+from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
 from agentlab_magics.term.course_folder import CONFIG
 from agentlab_magics.term.grade_table import GradeTable, read_grades
 from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
@@ -44,7 +46,6 @@ from agentlab_magics.term.students import (
     submission,
 )
 from agentlab_magics.term.task_graph import Task, run_tasks
-from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission
 # spends its time limits asleep (measured before lesson 7, with 9 assignments and 5 students:

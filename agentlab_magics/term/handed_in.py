@@ -19,7 +19,6 @@ from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.students import submission
 
 
-
 def persona(student: str) -> str:
     """The simulated student a numbered one copies: `wrong3` -> `wrong`."""
     return student.rstrip("0123456789")

@@ -32,7 +32,8 @@ def without_slow_imports() -> None:
     """Keep SLOW_IMPORTS out of this process (an import of one then fails, and jsonschema
     goes without it): call before nbgrader is first imported."""
     for name in SLOW_IMPORTS:
-        sys.modules.setdefault(name, None)
+        # None in sys.modules means "this cannot be imported"
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
 class NbgraderMissing(RuntimeError):

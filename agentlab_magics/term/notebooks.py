@@ -17,7 +17,13 @@ from pathlib import Path
 import nbformat
 
 from agentlab_magics.course.assignments import (
-    ASSIGNMENTS, SETUP, Assignment, Part, group_tests, points)
+    ASSIGNMENTS,
+    SETUP,
+    Assignment,
+    Part,
+    group_tests,
+    points,
+)
 from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.questions import questions_for
 

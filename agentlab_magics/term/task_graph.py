@@ -41,8 +41,9 @@ def run_tasks(tasks: list[Task], workers: int,
             ended, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ended:
                 task = running.pop(future)
-                if future.exception() is not None:
+                error = future.exception()
+                if error is not None:
                     wait(running)
-                    raise future.exception()
+                    raise error
                 done.add(id(task))
                 finished(task)

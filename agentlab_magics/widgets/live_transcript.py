@@ -16,7 +16,8 @@ Events that are not the lesson's dicts are ignored: a listener never breaks a ru
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from agentlab_magics.widgets.run_meter import model_meter, request_tokens, seconds
@@ -66,7 +67,7 @@ class LiveTranscript:
         self.messages.append(message)
         role = message.get("role") if type(message) is dict else None
         started = self._began.pop({"assistant": "turn_start", "toolResult": "tool_start"}
-                                  .get(role, ""), None)
+                                  .get(str(role), ""), None)
         row = message_row(index, message)
         if started is not None:
             took = round(now - started, 3)
@@ -126,6 +127,7 @@ class LiveTranscript:
         the finished record's static renderings (kept at run_end)."""
         shown = self.widget._repr_mimebundle_()
         bundle, metadata = shown if isinstance(shown, tuple) else (shown, {})
+        assert bundle is not None, "an anywidget always has a bundle"
         note = "A run drawn live; its record is saved here once the run is over."
         return ({WIDGET_VIEW: bundle[WIDGET_VIEW], "text/plain": note,
                  "text/html": f'<p class="al-note">{note}</p>'},

@@ -95,7 +95,7 @@ class ProgressView(ThreeWayView):
         super().__init__({"kind": "progress", "stops": stops}, static=True)
 
     def to_html(self) -> str:
-        return map_html(self._data)
+        return map_html(self.data())
 
     def to_text(self) -> str:
-        return map_text(self._data)
+        return map_text(self.data())

@@ -7,8 +7,9 @@ option, whether it is right and why, then the full answer. Every string is escap
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.widgets.rendering import ThreeWayView, style
 
@@ -115,19 +116,19 @@ class QuestionView(ThreeWayView):
     def mark(self) -> dict[str, Any]:
         """Which question this is, and whether it was shown answered: the saving hook renders
         one shown unanswered anew once the progress store holds its answer."""
-        return {"view": "question", "id": self._data["id"],
-                "committed": self._data["committed"] is not None}
+        return {"view": "question", "id": self.data()["id"],
+                "committed": self.data()["committed"] is not None}
 
     def to_html(self) -> str:
-        return question_html(self._data)
+        return question_html(self.data())
 
     def to_text(self) -> str:
-        return question_text(self._data)
+        return question_text(self.data())
 
     def make_widget(self) -> Any:
         from agentlab_magics.widgets.question_widget import QuestionWidget
 
-        widget = QuestionWidget(data=self._data)
+        widget = QuestionWidget(data=self.data())
         widget.observe(self._answered, names="answer")
         return widget
 
@@ -136,4 +137,4 @@ class QuestionView(ThreeWayView):
         if self._commit is None or not change["new"]:
             return
         self._data = question_data(self._commit(change["new"]))
-        self.widget.data = self._data
+        self.widget.data = self.data()

@@ -62,6 +62,8 @@ class ThreeWayView:
         self._widget: Any = None
 
     def data(self) -> dict[str, Any]:
+        """The view's dict; a view made without it (None) makes it here, in its own data()."""
+        assert self._data is not None, f"{type(self).__name__} makes its dict in data()"
         return self._data
 
     def to_html(self) -> str:

@@ -61,7 +61,7 @@ def record_data(outcome: TestOutcome) -> dict[str, Any]:
     many messages it kept of how many."""
     data = transcript_data(outcome.record, rule=False, judged=about_accepting(outcome))
     if outcome.record_omitted:
-        kept = len(outcome.record)
+        kept = len(outcome.record or [])
         whole = kept + outcome.record_omitted
         data["summary"] = f"{kept:,} of {whole:,} messages kept · {data['summary']}"
         data["record_note"] = (f"The run's record held {whole:,} messages: this panel keeps "
@@ -195,7 +195,7 @@ class ReportView(ThreeWayView):
         self.report = report
 
     def to_html(self) -> str:
-        return report_html(self._data)
+        return report_html(self.data())
 
     def to_text(self) -> str:
-        return report_text(self.report, self._data)
+        return report_text(self.report, self.data())

@@ -62,12 +62,12 @@ def diff_data(left: Any, right: Any, names: tuple[str, str] = ("left", "right"))
         raise TypeError("Give two lists of messages (or lab Requests, or bounded LoopResults) "
                         "to compare.")
     cut = [turns(side) for side in sides]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for number in range(1, max(map(len, cut)) + 1):
         pair = [found[number - 1] if number <= len(found) else None for found in cut]
         rows.append({"turn": number, "left": pair[0], "right": pair[1],
                      "state": _state(sides, pair)})
-    parted = next((row["turn"] for row in rows if row["state"] != "same"), None)
+    parted: int | None = next((row["turn"] for row in rows if row["state"] != "same"), None)
     return {"names": list(names), "totals": [len(side) for side in sides], "rows": rows,
             "parted": parted, "summary": _summary(names, sides, rows, parted)}
 
@@ -79,11 +79,12 @@ def record_and_request(source: Any) -> list:
 
 
 def _state(sides: list[list], pair: list[list[int] | None]) -> str:
-    if pair[1] is None:
+    left, right = pair
+    if right is None:
         return "left only"
-    if pair[0] is None:
+    if left is None:
         return "right only"
-    chosen = [[side[index] for index in indices] for side, indices in zip(sides, pair)]
+    chosen = [[side[index] for index in indices] for side, indices in zip(sides, (left, right))]
     if same(chosen[0], chosen[1]):
         return "same"
     return "words" if _structure(chosen[0]) == _structure(chosen[1]) else "shape"

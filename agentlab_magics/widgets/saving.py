@@ -72,8 +72,9 @@ def static_notebook(notebook: dict, progress: Callable[[], Progress | None],
         if mark.get("view") == "question" and mark.get("committed") is False:
             unanswered.append(output)
     stored = progress() if unanswered else None
-    for output in unanswered if stored is not None else []:
-        _answer(output, stored)
+    if stored is not None:
+        for output in unanswered:
+            _answer(output, stored)
     _drop_models(notebook, ours)
 
 
@@ -136,7 +137,8 @@ def _drop_models(notebook: dict, model_ids: set[str]) -> None:
     widgets = metadata.get("widgets") if isinstance(metadata, dict) else None
     saved = widgets.get(STATE) if isinstance(widgets, dict) else None
     models = saved.get("state") if isinstance(saved, dict) else None
-    if not isinstance(models, dict):
+    if not (isinstance(models, dict) and isinstance(widgets, dict)
+            and isinstance(metadata, dict)):
         return
     ours = {model_id for model_id, model in models.items()
             if model_id in model_ids or str(_state(model).get("_anywidget_id", "")).startswith(

@@ -28,17 +28,17 @@ class SolutionView(ThreeWayView):
                           "code": solution.code}, static=True)
 
     def heading(self) -> str:
-        return f"Solution: {self._data['title']}"
+        return f"Solution: {self.data()['title']}"
 
     def warning(self) -> str:
-        return WARNING.format(lab=self._data["lab"])
+        return WARNING.format(lab=self.data()["lab"])
 
     def to_html(self) -> str:
         return ('<div class="al-solution">'
                 f"<style>{asset('progress_map.css')}</style>"
                 f'<p class="al-solution-title">{escape(self.heading())}</p>'
                 f'<p class="al-solution-warning">⚠ {escape(self.warning())}</p>'
-                f'<pre class="al-solution-code">{escape(self._data["code"])}</pre></div>')
+                f'<pre class="al-solution-code">{escape(self.data()["code"])}</pre></div>')
 
     def to_text(self) -> str:
-        return f"{self.heading()}\n⚠ {self.warning()}\n\n{self._data['code']}"
+        return f"{self.heading()}\n⚠ {self.warning()}\n\n{self.data()['code']}"

@@ -29,14 +29,15 @@ class Transcript(ThreeWayView):
         check_view(view)
         self._source = list(source) if isinstance(source, list) else source
         self._view = view
-        self._cost = {"notes": notes, "meter": meter} if notes or meter else {}
+        self._notes, self._meter = notes, meter
         self._judgement: Judgement | None = None
         super().__init__(None, static=static)
 
     def judgement(self) -> Judgement:
         """The transcript judged, once, for every rendering."""
         if self._judgement is None:
-            self._judgement = Judgement(self._source, view=self._view, **self._cost)
+            self._judgement = Judgement(self._source, view=self._view, notes=self._notes,
+                                        meter=self._meter)
         return self._judgement
 
     def data(self) -> dict[str, Any]:

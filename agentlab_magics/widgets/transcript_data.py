@@ -319,6 +319,7 @@ def _placed(complaints: list[str], rows: list[int] | None = None) -> dict[int, l
     placed: dict[int, list[str]] = {}
     for complaint in complaints:
         match = _PREFIX.fullmatch(complaint)
+        assert match is not None, "validate names the message each complaint is about"
         index = int(match.group(1))
         placed.setdefault(index if rows is None else rows[index], []).append(match.group(2))
     return placed
@@ -471,7 +472,7 @@ def _split_notice(text: str) -> tuple[str, str]:
     while len(lines) < NOTICE_LINES:
         cut = body.rfind("\n")
         last = body[cut + 1:]
-        if not (last.startswith("[") or last.startswith("Command exited with code")):
+        if not last.startswith(("[", "Command exited with code")):
             break
         lines.insert(0, last)
         body = body[:max(cut, 0)]

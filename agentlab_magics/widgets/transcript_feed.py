@@ -18,10 +18,14 @@ from __future__ import annotations
 import array
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, TypeGuard
 
 from agentlab_magics.widgets.transcript_data import (
-    Judgement, clip, first_screen, written_of,
+    Judgement,
+    clip,
+    first_screen,
+    written_of,
 )
 
 FIRST_ROWS = 60       # rows sent with the widget's first state, before anything is judged
@@ -98,7 +102,7 @@ def _indices(indices: list[int]) -> bytes:
     return packed.tobytes()
 
 
-def _is_index(value: Any) -> bool:
+def _is_index(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import types
-from typing import Callable
+from collections.abc import Callable
 
 from agentlab_magics.course.catalog import HARNESS_NAMES
 

@@ -44,12 +44,14 @@ def stopped_by_the_budget(harness, *, allowed, cost, budget):
 
 
 def test_a_provider_that_always_fails_is_stopped_by_the_budget(harness):
-    """A provider that fails every time is still charged, so the budget stops it: 6 cents at 2 a try is 3 tries."""
+    """A provider that fails every time is still charged, so the budget stops it: 6 cents at 2 a try
+    is 3 tries."""
     stopped_by_the_budget(harness, allowed=50, cost=2, budget=6)
 
 
 def test_a_failed_attempt_is_charged_before_the_next_is_admitted(harness):
-    """Two failures then an answer cost three attempts' worth: each event shows the charge already made."""
+    """Two failures then an answer cost three attempts' worth: each event shows the charge already
+    made."""
     outcome = attempted(harness, Provider(failures=2), max_attempts=5, call_cost=2, budget=20)
     events = outcome.get("events")
     expected = [(1, 2, "failed"), (2, 4, "failed"), (3, 6, "ok")]
@@ -61,7 +63,8 @@ def test_a_failed_attempt_is_charged_before_the_next_is_admitted(harness):
 
 
 def test_failures_count_against_the_attempt_limit(harness):
-    """Failed attempts are attempts: with two allowed and a failing provider, the third is refused."""
+    """Failed attempts are attempts: with two allowed and a failing provider, the third is
+    refused."""
     outcome = attempted(harness, Provider(failures=float("inf")), max_attempts=2, call_cost=2,
                         budget=100)
     assert exact(summary(outcome), ("MODEL_CALL_LIMIT", 2, 4), "what attempt returned"), (

@@ -1,4 +1,5 @@
-"""Checkpoint A, the rebuild: the loop tests of lessons 3, 4 and 5, and one that lists what is missing.
+"""Checkpoint A, the rebuild: the loop tests of lessons 3, 4 and 5, and one that lists what is
+missing.
 
 The tests are the very functions of those lessons, taken in their lessons' order, so the
 same ruler measures the rebuild as measured the build. The tests those lessons hold back are
@@ -23,7 +24,8 @@ globals().update({**tests_of(lesson3), **tests_of(lesson4, FROM_LESSON4), **test
 
 
 def test_the_three_names_are_written(harness):
-    """The three names of the rebuild are in the file; until they are, every other test can only say so."""
+    """The three names of the rebuild are in the file; until they are, every other test can only say
+    so."""
     missing = harness.missing(list(REBUILT))
     assert not missing, "Still missing: " + "; ".join(
         f"{name}, which {PURPOSES[name]}" for name in missing) + "."

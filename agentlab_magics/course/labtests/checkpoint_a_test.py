@@ -56,7 +56,8 @@ def check_fails(harness, run):
 
 
 def test_the_reference_loop_finishes_the_script(harness, record):
-    """script() is a non-empty list of steps that lesson 5's loop runs to the end, with no cut-off."""
+    """script() is a non-empty list of steps that lesson 5's loop runs to the end, with no
+    cut-off."""
     model, messages, final = run_with(harness, loops.reference, record)
     assert not model.cut_off and final.get("stop_reason") != "error", (
         f"The reference loop did not finish your script: it made {model_calls(len(model.calls))} "

@@ -2,7 +2,16 @@
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
-    SYSTEM, agent, exact, files_tool, gave, model_calls, run, said, shapes)
+    SYSTEM,
+    agent,
+    exact,
+    files_tool,
+    gave,
+    model_calls,
+    run,
+    said,
+    shapes,
+)
 
 CHAIN = {"start.txt": "Read next.txt.\n", "next.txt": "Read last.txt.\n",
          "last.txt": "The port is 9090.\n"}

@@ -2,7 +2,16 @@
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
-    exact, failing_tool, files_tool, gave, message_of, plain, run, said, told)
+    exact,
+    failing_tool,
+    files_tool,
+    gave,
+    message_of,
+    plain,
+    run,
+    said,
+    told,
+)
 
 FILES = {"config.py": "PORT = 9090\n", "notes.txt": "Ask Ada about the port.\n"}
 

@@ -4,14 +4,23 @@ import copy
 
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
-    agent, exact, files_tool, gave, plain, run, said, shapes)
+    agent,
+    exact,
+    files_tool,
+    gave,
+    plain,
+    run,
+    said,
+    shapes,
+)
 
 CONFIG = {"config.py": "PORT = 9090\n"}
 READ = lab.call("read", {"path": "config.py"})
 
 
 def test_error_message_shape(harness):
-    """error_message(text) is an assistant message with no content, labelled "error", the text in error_message."""
+    """error_message(text) is an assistant message with no content, labelled "error", the text in
+    error_message."""
     made = harness.error_message("503 overloaded")
     expected = {"role": "assistant", "content": [], "stop_reason": "error",
                 "error_message": "503 overloaded"}
@@ -20,7 +29,8 @@ def test_error_message_shape(harness):
 
 
 def test_max_turns_one_against_a_stuck_model(harness, record):
-    """max_turns=1 against a stuck model: one model call, its call answered, then an in-band stop."""
+    """max_turns=1 against a stuck model: one model call, its call answered, then an in-band
+    stop."""
     model, messages, final = run(harness, [lab.stuck(READ)], tools=[files_tool(CONFIG)],
                                  record=record, max_turns=1)
     assert (len(model.calls), lab.shape(messages)) == (1, "U A[c1] R(c1) A(error)"), (
@@ -28,11 +38,13 @@ def test_max_turns_one_against_a_stuck_model(harness, record):
         "its result, then an error reply that costs no call.")
     assert exact(final.get("error_message"), "Agent stopped after max_turns=1",
                  "the error_message run_agent returned"), (
-        f"The run ended on {lab.show([final])}; expected the error 'Agent stopped after max_turns=1'.")
+        f"The run ended on {lab.show([final])}; expected the error "
+        "'Agent stopped after max_turns=1'.")
 
 
 def test_max_turns_counts_each_run_afresh(harness, record):
-    """max_turns=3 allows exactly three model calls in every run, however long the list already is."""
+    """max_turns=3 allows exactly three model calls in every run, however long the list
+    already is."""
     model = lab.ScriptedModel([lab.stuck(READ)], max_calls=30)
     messages = record([], model)
     counts = []
@@ -46,7 +58,8 @@ def test_max_turns_counts_each_run_afresh(harness, record):
 
 
 def test_max_turns_none_is_no_limit(harness, record):
-    """max_turns=None means no limit: twelve requests in a row are served, and a limit of 20 changes nothing."""
+    """max_turns=None means no limit: twelve requests in a row are served, and a limit of 20 changes
+    nothing."""
     steps = [lab.reply(READ) for _ in range(12)] + [lab.say("The port is 9090.")]
     shapes_seen = []
     for limit in (None, 20):
@@ -60,7 +73,8 @@ def test_max_turns_none_is_no_limit(harness, record):
 
 
 def test_the_view_is_made_again_every_call(harness, record):
-    """The request is worked out again for every model call: the model sees the result it just asked for."""
+    """The request is worked out again for every model call: the model sees the result it just asked
+    for."""
     def answer_from_result(request):
         result = request.last_result
         return lab.say(result["content"].strip() if result else "I was shown no result.")
@@ -74,7 +88,8 @@ def test_the_view_is_made_again_every_call(harness, record):
 
 
 def test_a_503_is_written_down_not_raised(harness, record):
-    """The provider answers 503: the failed reply goes on the record and the run ends without raising."""
+    """The provider answers 503: the failed reply goes on the record and the run ends without
+    raising."""
     model, messages, final = run(harness, [lab.fail("503 overloaded")], record=record)
     failed = lab.fail("503 overloaded")
     assert lab.shape(messages) == "U A(error)" and exact(
@@ -85,7 +100,8 @@ def test_a_503_is_written_down_not_raised(harness, record):
 
 
 def test_try_again_after_a_503(harness, record):
-    """After a 503 the user says "try again": the failed reply stays on the record and is not sent."""
+    """After a 503 the user says "try again": the failed reply stays on the record and is not
+    sent."""
     model, messages, _ = run(harness, [lab.fail("503 overloaded"), lab.say("The port is 9090.")],
                              record=record)
     final = agent(harness, model, messages, [], "try again")
@@ -109,7 +125,8 @@ def test_a_failed_reply_with_text_is_sent(harness, record):
 
 
 def test_context_for_model_drops_only_empty_failures(harness):
-    """context_for_model drops assistant messages that failed and are empty, keeps the rest, and never edits the record."""
+    """context_for_model drops assistant messages that failed and are empty, keeps the rest, and
+    never edits the record."""
     c1 = lab.call("read", {"path": "config.py"}, id="c1")
     messages = [lab.user("a"), lab.fail("503"), lab.user("b"), lab.reply(c1),
                 lab.tool_result(c1, "PORT = 9090\n"), lab.fail("cut", "partial"),
@@ -120,13 +137,17 @@ def test_context_for_model_drops_only_empty_failures(harness):
         "context_for_model changed the record it was given.")
     assert view is not messages, "context_for_model returned the record itself, not a new list."
     assert lab.shape(view) == "U U A[c1] R(c1) A(error) U A", (
-        f"The view is {lab.shape(view)!r}; expected every message except the empty failed reply.")
+        f"The view is {lab.shape(view)!r}; expected every message except the empty failed "
+        "reply.")
 
 
 def test_a_run_stopped_by_max_turns_can_go_on(harness, record):
-    """A run stopped by max_turns leaves a list the next prompt is accepted on, and the model recovers."""
+    """A run stopped by max_turns leaves a list the next prompt is accepted on, and the model
+    recovers."""
     def recover(request):
-        return lab.say("The port is 9090.") if request.user_text == "Stop reading." else lab.reply(READ)
+        if request.user_text == "Stop reading.":
+            return lab.say("The port is 9090.")
+        return lab.reply(READ)
 
     model, messages, _ = run(harness, [lab.forever(recover)], tools=[files_tool(CONFIG)],
                              record=record, max_turns=2)

@@ -12,8 +12,7 @@ The events, each a plain dict with a "type", in the order a run makes them:
 """
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import (
-    agent, exact, files_tool, gave, plain, run, said)
+from agentlab_magics.course.labtests.kit import agent, exact, files_tool, gave, plain, run, said
 
 CONFIG = {"config.py": "PORT = 9090\n"}
 READ = lab.call("read", {"path": "config.py"})
@@ -86,7 +85,8 @@ def watched(harness, steps, *, tools=None, record=None, **options):
 
 
 def test_two_turns_tell_their_events_in_order(harness, record):
-    """A run that reads one file then answers tells run_start, each turn's events and run_end, in order."""
+    """A run that reads one file then answers tells run_start, each turn's events and run_end, in
+    order."""
     model, messages, _, watcher = watched(harness, [lab.reply(READ), ANSWER],
                                           tools=[files_tool(CONFIG)], record=record)
     expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
@@ -97,7 +97,8 @@ def test_two_turns_tell_their_events_in_order(harness, record):
 
 
 def test_run_start_names_the_prompt_and_run_end_says_done(harness, record):
-    """run_start carries the prompt; a run that ends on an answer ends on one run_end, reason "done"."""
+    """run_start carries the prompt; a run that ends on an answer ends on one run_end, reason
+    "done"."""
     _, _, _, watcher = watched(harness, [ANSWER], record=record)
     events = watcher.events()
     first, last = {"type": "run_start", "prompt": "Find the port."}, {"type": "run_end",
@@ -125,7 +126,8 @@ def test_every_message_is_told_once_as_it_goes_on_the_record(harness, record):
 
 
 def test_tool_start_comes_before_the_tool_runs_and_tool_end_has_its_result(harness, record):
-    """tool_start is told before the tool runs; tool_end carries the call and the result the record got."""
+    """tool_start is told before the tool runs; tool_end carries the call and the result the record
+    got."""
     messages: list = []
     watcher = Watcher(messages)
     told_when_it_ran = []  # how many events were told when the tool ran, read off later
@@ -164,7 +166,8 @@ def test_a_failed_reply_ends_the_turn_then_the_run_as_failed(harness, record):
 
 
 def test_max_turns_tells_no_turn_for_the_call_it_does_not_make(harness, record):
-    """max_turns=1: one turn is told, the stop's reply is told as a message, and run_end says "max_turns"."""
+    """max_turns=1: one turn is told, the stop's reply is told as a message, and run_end says
+    "max_turns"."""
     model, messages, _, watcher = watched(harness, [lab.stuck(READ)],
                                           tools=[files_tool(CONFIG)], record=record, max_turns=1)
     expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
@@ -179,7 +182,8 @@ def test_max_turns_tells_no_turn_for_the_call_it_does_not_make(harness, record):
 
 
 def test_a_model_that_raises_still_ends_the_run(harness, record):
-    """The connection drops: run_end (reason "raised") is still told, the error reaches the caller, the list runs again."""
+    """The connection drops: run_end (reason "raised") is still told, the error reaches the caller,
+    the list runs again."""
     def dropped(request):
         raise ConnectionError("connection reset by peer")
 
@@ -207,7 +211,8 @@ def test_a_model_that_raises_still_ends_the_run(harness, record):
 
 
 def test_a_listener_that_fails_does_not_stop_the_run(harness, record):
-    """A listener that raises on every event changes nothing: the run and its record are as with no listener."""
+    """A listener that raises on every event changes nothing: the run and its record are as with no
+    listener."""
     def broken(event):
         raise RuntimeError("the display crashed")
 
@@ -226,7 +231,8 @@ def test_a_listener_that_fails_does_not_stop_the_run(harness, record):
 
 
 def test_emit_tells_the_listener_the_event(harness):
-    """emit(None, event) does nothing and returns None; emit(listener, event) tells the listener that event, once."""
+    """emit(None, event) does nothing and returns None; emit(listener, event) tells the listener
+    that event, once."""
     heard = []
     event = {"type": "turn_start", "turn": 1}
     quiet = harness.emit(None, dict(event))
