@@ -27,7 +27,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -61,6 +60,7 @@ from agentlab_magics.lab.crossing import made, parts
 
 STUDENT_MODULE = "agentlab_magics.checking.student_process"
 START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
+SEND_LIMIT = 5.0          # seconds a message waits for room in the pipe when no test runs
 OUTPUT_CAP = 4_000        # characters of printed output kept for one test
 CROSSING_CAP = 20_000     # calls back into the judge one test may make
 SAFE_BUILTINS = frozenset(
@@ -129,12 +129,15 @@ class Remote:
         return f"<{type(self).__name__} of the student's code>"
 
 
-_strangers: dict[tuple[str, type], type] = {}
+_strangers: dict[tuple[str, Any], type] = {}
+STRANGERS_CAP = 1_000     # classes made for the student's class names, at most
 
 
 def stranger_class(name: str, base: type) -> type:
     """The class a student's object of class `name` stands here as: `base` (Foreign, Remote,
     or the plain type a subclass of theirs imitated), under their class's name."""
+    if len(_strangers) >= STRANGERS_CAP and (name, base) not in _strangers:
+        name = "object"
     if (name, base) not in _strangers:
         shown = name if name.isidentifier() and len(name) <= 80 else "object"
         namespace = ({"__module__": "student", "__slots__": ()} if base in (Foreign, Remote)
@@ -143,41 +146,86 @@ def stranger_class(name: str, base: type) -> type:
     return _strangers[(name, base)]
 
 
-@cache
-def crossed_class(name: str, bases: tuple[str, ...]) -> type:
-    """The class an exception of the student's class `name` stands here as."""
-    shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
-    builtin = [getattr(builtins, base) for base in bases if base in SAFE_BUILTINS]
-    for tried in (builtin, builtin[:1], []):
+def crossed_class(name: str, bases: tuple[type, ...]) -> type:
+    """The class an exception of the student's class `name` stands here as: CrossedError and
+    `bases` (builtin exception classes), under their class's name; CrossedError itself when
+    those cannot be combined."""
+    key = (name, bases)
+    if key not in _strangers:
+        shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
         try:
-            return type(shown, (CrossedError, *[b for b in tried if b is not Exception]),
-                        {"__module__": "student"})
+            made = type(shown, (CrossedError, *bases), {"__module__": "student"})
         except TypeError:  # builtin bases whose layouts conflict
-            continue
-    return CrossedError
+            made = CrossedError
+        _strangers[key] = made if len(_strangers) < STRANGERS_CAP else CrossedError
+    return _strangers[key]
 
 
 def crossed(description: Crossed) -> Exception:
     """The student's exception as an exception here, its description as `.crossed`: the
     builtin class itself when it was exactly one (so a test may ask `type(exc) is
-    ValueError`), else a class of its name (`crossed_class`); never one that would stop the
-    judge (SystemExit, KeyboardInterrupt)."""
-    exc: Exception | None = None
+    ValueError`), else a class of its name deriving from the builtin classes it derived from
+    (`crossed_class`), or from as many of them as take its arguments; never one that would
+    stop the judge (SystemExit, KeyboardInterrupt)."""
+    args = tuple(description.args)
     if description.module == "builtins" and description.type in SAFE_BUILTINS:
-        try:
-            exc = getattr(builtins, description.type)(*description.args)
-        except Exception:
-            exc = None
-    if exc is None:
-        exc = crossed_class(description.type, tuple(description.bases))(*description.args)
-    setattr(exc, "crossed", description)  # noqa: B010 (an attribute of our own on theirs)
-    return exc
+        exc = _made(getattr(builtins, description.type), args)
+    else:
+        exc = None
+    bases = tuple(getattr(builtins, base) for base in description.bases
+                  if base in SAFE_BUILTINS and base != "Exception")
+    for tried in (bases, bases[:1], ()):
+        if exc is None:
+            exc = _made(crossed_class(description.type, tried), args)
+    made = exc if exc is not None else CrossedError(*args)
+    setattr(made, "crossed", description)  # noqa: B010 (an attribute of our own on theirs)
+    return made
+
+
+def _made(kind: type, args: tuple) -> Exception | None:
+    """`kind(*args)`, or None when `kind` does not take those arguments (a UnicodeDecodeError
+    wants five of given types, an ExceptionGroup a list of exceptions)."""
+    try:
+        made = kind(*args)
+        str(made)
+    except Exception:
+        return None
+    return made if isinstance(made, Exception) else None
 
 
 def crossing_of(exc: BaseException) -> Crossed | None:
     """The description an exception carries when it came from the student's code."""
     found = getattr(exc, "crossed", None)
     return found if isinstance(found, Crossed) else None
+
+
+class NotATree(ValueError):
+    """A value from the student process holds itself, or one container in two places."""
+
+
+CONTAINERS = (list, dict, tuple)
+
+
+def tree_shaped(tops: list[Any]) -> None:
+    """Each of `tops` (the values of one message) is a tree: every list, dict and tuple in it
+    is reached once, so none holds itself and no walk of it (a test's, a report's) can loop or
+    grow past what is there. Two tops may share a part (a list handed to a call, returned
+    whole, and synced back)."""
+    for top in tops:
+        seen: set[int] = set()
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            if type(node) not in CONTAINERS:
+                continue
+            if id(node) in seen:
+                raise NotATree
+            seen.add(id(node))
+            stack.extend(_children(node))
+
+
+def _children(value: Any) -> Any:
+    return (item for pair in value.items() for item in pair) if type(value) is dict else value
 
 
 def public(value: Any) -> tuple[list[str], list[str]]:
@@ -262,6 +310,7 @@ class StudentProcess:
     def __init__(self, pid: int, read_fd: int, write_fd: int,
                  closers: list[Callable[[], None]]) -> None:
         self.pid, self.write_fd = pid, write_fd
+        os.set_blocking(write_fd, False)  # a student process that stops reading holds nothing
         self.reader = Reader(read_fd)
         self.closers = closers
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
@@ -277,6 +326,7 @@ class StudentProcess:
         self.remotes: dict[int, Remote] = {}
         self.foreigns: dict[int, Foreign] = {}
         self.scopes: list[list[int]] = []  # per call running there, the refs it handed over
+        self.undo: list[tuple[Any, Any]] = []  # what the message being read wrote back
         self.printed: list[str] = []
         self.printed_size = self.printed_dropped = 0
         self.crossings = 0
@@ -356,8 +406,8 @@ class StudentProcess:
             self.kill()
         if self.alive:
             try:
-                write_frame(self.write_fd, protocol.RESET)
-            except OSError:
+                write_frame(self.write_fd, protocol.RESET, time.monotonic() + SEND_LIMIT)
+            except (OSError, FrameLate):
                 self.kill()
         names = self.names
         self._reset_tables()
@@ -417,7 +467,7 @@ class StudentProcess:
 
     def answer(self, said: Any) -> None:
         """Answer the student process's call of a handle, or its read of one."""
-        if isinstance(said, Cap):
+        if isinstance(said, Cap) and self.scopes:  # only a call's lists can grow past a cap
             from agentlab_magics.lab.caps import record_too_long
 
             raise RecordCap(record_too_long(said.length), said.length, said.edges)
@@ -459,30 +509,44 @@ class StudentProcess:
 
     def send(self, message: dict) -> None:
         try:
-            write_frame(self.write_fd, message)
+            write_frame(self.write_fd, message, self.deadline or time.monotonic() + SEND_LIMIT)
+        except FrameLate:
+            raise self.broken(OutOfTime("time")) from None
         except OSError:
             raise self.ended() from None
 
     def receive(self) -> Any:
         """The student process's next message, validated; its printed output kept and the
-        test's look (`on_message`) taken. Past the deadline: OutOfTime."""
+        test's look (`on_message`) taken. Past the deadline: OutOfTime. A message whose
+        values are not trees (`tree_shaped`) is refused, and the lists and dicts it would have
+        written back are left as they were."""
+        self.undo.clear()
         try:
             raw = self.reader.frame(self.deadline, hook=self.incoming)
             said = FROM_STUDENT.validate_python(raw)
+            tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
+                        + self.synced(raw["sync"]))
         except FrameLate:
             raise self.broken(OutOfTime("time")) from None
         except PeerGone:
             raise self.ended() from None
         except (WireError, OSError) as exc:
+            self.put_all_back()
             if self.exited():
                 raise self.ended() from None
             raise self.broken(Unreadable(
                 f"The process that runs your code sent something the checker cannot read "
                 f"({exc}).")) from None
-        except ValidationError:
+        except (ValidationError, KeyError, TypeError):
+            self.put_all_back()
             raise self.broken(Unreadable(
                 "The process that runs your code sent a message the checker does not "
                 "know.")) from None
+        except NotATree:
+            self.put_all_back()
+            raise self.broken(Unreadable(
+                "The process that runs your code sent a value that holds itself, or one list "
+                "or dict in two places: only plain data crosses.")) from None
         self.keep_printed(said.out)
         if self.on_message is not None:
             self.on_message()
@@ -509,13 +573,33 @@ class StudentProcess:
         still running may be named: the lists of an earlier call are the test's alone."""
         container = self.refs[ref]
         if type(container) is list and type(contents) is list:
+            self.undo.append((container, list(container)))
             container[:] = contents
         elif type(container) is dict and type(contents) is dict:
+            self.undo.append((container, dict(container)))
             container.clear()
             container.update(contents)
         else:
             raise TypeError("a reference to a list or dict of another kind")
         return container
+
+    def synced(self, sync: list) -> list:
+        """The lists and dicts a message synced, each once: each must be one handed to a call
+        still running (else KeyError)."""
+        handed = {id(container) for container in self.refs.values()}
+        if any(id(value) not in handed for value in sync):
+            raise KeyError("sync")
+        return list({id(value): value for value in sync}.values())
+
+    def put_all_back(self) -> None:
+        """Undo what the message being read wrote back, last first."""
+        for container, before in reversed(self.undo):
+            if type(container) is list:
+                container[:] = before
+            else:
+                container.clear()
+                container.update(before)
+        self.undo.clear()
 
     def lend(self, value: Any) -> int:
         """The number of the handle `value` crosses as, good until the test ends (a tool the

@@ -17,10 +17,12 @@ REPORT_CAP = 1_000_000    # bytes of a whole report as JSON
 
 
 def cap(text: str, limit: int = TEXT_CAP) -> str:
-    """`text`, cut to `limit` characters with a note of how many were left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]} … ({len(text) - limit:,} more characters left out)"
+    """`text`, cut to `limit` characters with a note of how many were left out, every
+    character one UTF-8 can carry (a lone surrogate, which the student's code may print or
+    raise, is shown as its escape)."""
+    if len(text) > limit:
+        text = f"{text[:limit]} … ({len(text) - limit:,} more characters left out)"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def plain(value: Any, depth: int = 0) -> Any:

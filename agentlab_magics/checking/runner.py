@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking.judge import (
+    OUTPUT_CAP,
     Ended,
     OutOfTime,
     RecordCap,
@@ -288,8 +289,8 @@ class Trial:
             return (f"Loading your code ended the process that runs it ({exc.args[0]}), so "
                     "nothing could be checked: look for os._exit or sys.exit at the top level "
                     "of the file.")
-        if isinstance(exc, Stopped):
-            return str(exc.args[0])
+        if isinstance(exc, (Stopped, CapReached)):
+            return str(exc.args[0]) if exc.args else "The check stopped loading your code."
         crossed = crossing_of(exc)
         if crossed is None:
             raise exc
@@ -322,7 +323,7 @@ class Trial:
         return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
                            outcome=kind, message=cap(message), record=record,
                            record_omitted=omitted, requests=requests, requests_sent=sent,
-                           output=output, duration=duration)
+                           output=cap(output, OUTPUT_CAP + 100), duration=duration)
 
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""

@@ -51,13 +51,22 @@ class TimedOut(WireError):
     """No frame came before the deadline."""
 
 
-def write_frame(fd: int, message: dict) -> None:
-    """Send `message` (a JSON tree) as one frame, whole."""
+def write_frame(fd: int, message: dict, deadline: float | None = None) -> None:
+    """Send `message` (a JSON tree) as one frame, whole. On a descriptor set non-blocking,
+    wait for room no later than `deadline` (TimedOut): a reader that stops reading never holds
+    the writer."""
     body = json.dumps(message, ensure_ascii=False, allow_nan=False,
                       separators=(",", ":")).encode("utf-8", "surrogatepass")
     data = memoryview(HEADER.pack(len(body)) + body)
     while data:
-        data = data[os.write(fd, data):]
+        try:
+            data = data[os.write(fd, data):]
+        except BlockingIOError:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and (left <= 0 or not select.select([], [fd], [], left)[1]):
+                raise TimedOut("no room in the pipe before the deadline") from None
+            if left is None:
+                select.select([], [fd], [])
 
 
 class Reader:

@@ -13,6 +13,8 @@ from typing import Any
 from agentlab_magics.lab.messages import Block, Message, call, reply, say
 
 FILE_NAME = re.compile(r"[\w./-]+\.\w+")
+NAMED_WITHIN = 2_000  # characters of a message a step looks in for a file name (the pattern
+#                       backtracks: its cost grows with the square of what it reads)
 NEXT_OFFSET = re.compile(r"Use offset=(\d+) to continue")
 STATES_NAME = re.compile(r"\bmy name is (\w+)", re.IGNORECASE)
 ASKS_NAME = re.compile(r"\bwhat is my name\b", re.IGNORECASE)
@@ -52,7 +54,7 @@ class Pager(Step):
         return f"lab.pager({self.needle!r})"
 
     def answer(self, request: Any) -> Message:
-        found = FILE_NAME.search(request.user_text)
+        found = FILE_NAME.search(request.user_text[:NAMED_WITHIN])
         if found is None:
             return say("Which file should I look in?")
         path = found.group(0)
