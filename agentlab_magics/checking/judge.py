@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -57,6 +58,7 @@ from agentlab_magics.checking.wire import (
 from agentlab_magics.checking.wire import TimedOut as FrameLate
 from agentlab_magics.lab.caps import CapReached
 from agentlab_magics.lab.crossing import made, parts
+from agentlab_magics.lab.steps import Step
 
 STUDENT_MODULE = "agentlab_magics.checking.student_process"
 START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
@@ -112,6 +114,21 @@ class Foreign:
         return f"<{type(self).__name__} object>"
 
 
+class RemoteStep(Step):
+    """A step of the student's own (a lab.steps.Step subclass of theirs): the judge's model
+    plays it like any step, and each answer is asked of the student's object, there."""
+
+    def __init__(self, process: StudentProcess, ident: int, name: str) -> None:
+        self.process, self.ident, self.name = process, ident, name
+        self.rules = (f"answers as the student's {name} does;",)
+
+    def describe(self) -> str:
+        return f"{self.name}()"
+
+    def answer(self, request: Any) -> Any:
+        return self.process.call({"$c": self.ident}, (request,), {}, method="answer")
+
+
 class Remote:
     """A function (or other callable) of the student's: calling it runs it in the student
     process, with this test's time."""
@@ -129,57 +146,62 @@ class Remote:
         return f"<{type(self).__name__} of the student's code>"
 
 
-_strangers: dict[tuple[str, Any], type] = {}
-STRANGERS_CAP = 1_000     # classes made for the student's class names, at most
+STRANGERS_CAP = 1_000     # classes made for one student process's class names, at most
 
 
-def stranger_class(name: str, base: type) -> type:
-    """The class a student's object of class `name` stands here as: `base` (Foreign, Remote,
-    or the plain type a subclass of theirs imitated), under their class's name."""
-    if len(_strangers) >= STRANGERS_CAP and (name, base) not in _strangers:
-        name = "object"
-    if (name, base) not in _strangers:
-        shown = name if name.isidentifier() and len(name) <= 80 else "object"
-        namespace = ({"__module__": "student", "__slots__": ()} if base in (Foreign, Remote)
-                     else {"__module__": "student"})
-        _strangers[(name, base)] = type(shown, (base,), namespace)
-    return _strangers[(name, base)]
+class Strangers:
+    """The classes the student's objects and exceptions stand here as, made for one student
+    process (so no check's names cost another's anything), at most STRANGERS_CAP."""
 
+    def __init__(self) -> None:
+        self.made: dict[tuple[str, Any], type] = {}
 
-def crossed_class(name: str, bases: tuple[type, ...]) -> type:
-    """The class an exception of the student's class `name` stands here as: CrossedError and
-    `bases` (builtin exception classes), under their class's name; CrossedError itself when
-    those cannot be combined."""
-    key = (name, bases)
-    if key not in _strangers:
-        shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
-        try:
-            made = type(shown, (CrossedError, *bases), {"__module__": "student"})
-        except TypeError:  # builtin bases whose layouts conflict
-            made = CrossedError
-        _strangers[key] = made if len(_strangers) < STRANGERS_CAP else CrossedError
-    return _strangers[key]
+    def cls(self, name: str, base: type) -> type:
+        """The class a student's object of class `name` stands here as: `base` (Foreign,
+        Remote, or the plain type a subclass of theirs imitated), under their class's name."""
+        if len(self.made) >= STRANGERS_CAP - 1 and (name, base) not in self.made:
+            name = "object"  # the one class past the cap, for every name
+        if (name, base) not in self.made:
+            shown = name if name.isidentifier() and len(name) <= 80 else "object"
+            namespace = ({"__module__": "student", "__slots__": ()}
+                         if base in (Foreign, Remote) else {"__module__": "student"})
+            self.made[(name, base)] = type(shown, (base,), namespace)
+        return self.made[(name, base)]
 
+    def exception_class(self, name: str, bases: tuple[type, ...]) -> type:
+        """The class an exception of the student's class `name` stands here as: CrossedError
+        and `bases` (builtin exception classes), under their class's name; CrossedError
+        itself when those cannot be combined, or past the cap."""
+        key = (name, bases)
+        if key not in self.made:
+            if len(self.made) >= STRANGERS_CAP - 1:
+                return CrossedError
+            shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
+            try:
+                self.made[key] = type(shown, (CrossedError, *bases), {"__module__": "student"})
+            except TypeError:  # builtin bases whose layouts conflict
+                return CrossedError
+        return self.made[key]
 
-def crossed(description: Crossed) -> Exception:
-    """The student's exception as an exception here, its description as `.crossed`: the
-    builtin class itself when it was exactly one (so a test may ask `type(exc) is
-    ValueError`), else a class of its name deriving from the builtin classes it derived from
-    (`crossed_class`), or from as many of them as take its arguments; never one that would
-    stop the judge (SystemExit, KeyboardInterrupt)."""
-    args = tuple(description.args)
-    if description.module == "builtins" and description.type in SAFE_BUILTINS:
-        exc = _made(getattr(builtins, description.type), args)
-    else:
-        exc = None
-    bases = tuple(getattr(builtins, base) for base in description.bases
-                  if base in SAFE_BUILTINS and base != "Exception")
-    for tried in (bases, bases[:1], ()):
-        if exc is None:
-            exc = _made(crossed_class(description.type, tried), args)
-    made = exc if exc is not None else CrossedError(*args)
-    setattr(made, "crossed", description)  # noqa: B010 (an attribute of our own on theirs)
-    return made
+    def crossed(self, description: Crossed) -> Exception:
+        """The student's exception as an exception here, its description as `.crossed`: the
+        builtin class itself when it was exactly one (so a test may ask `type(exc) is
+        ValueError`), else a class of its name deriving from the builtin classes it derived
+        from (`exception_class`), or from as many of them as take its arguments; never one
+        that would stop the judge (SystemExit, KeyboardInterrupt)."""
+        args = tuple(description.args)
+        if description.module == "builtins" and description.type in SAFE_BUILTINS:
+            exc = _made(getattr(builtins, description.type), args)
+        else:
+            exc = None
+        bases = tuple(getattr(builtins, base) for base in description.bases
+                      if base in SAFE_BUILTINS and base != "Exception")
+        for tried in (bases, bases[:1], ()):
+            if exc is None:
+                exc = _made(self.exception_class(description.type, tried), args)
+        made = exc if exc is not None else CrossedError(*args)
+        setattr(made, "crossed", description)  # noqa: B010 (an attribute of ours on theirs)
+        return made
 
 
 def _made(kind: type, args: tuple) -> Exception | None:
@@ -197,6 +219,26 @@ def crossing_of(exc: BaseException) -> Crossed | None:
     """The description an exception carries when it came from the student's code."""
     found = getattr(exc, "crossed", None)
     return found if isinstance(found, Crossed) else None
+
+
+_ABSENT = object()  # no contents given with a reference
+
+
+@dataclass
+class Scope:
+    """What one call into the student process handed over: the references of its lists and
+    dicts (good until it returns), and the ones it was given itself (which must stay trees)."""
+
+    roots: list[Any]
+    refs: list[int] = field(default_factory=list)
+
+
+def _replace(container: Any, contents: Any) -> None:
+    if type(container) is list:
+        container[:] = contents
+    else:
+        container.clear()
+        container.update(contents)
 
 
 class NotATree(ValueError):
@@ -253,6 +295,8 @@ class Outgoing(Outbound):
     def stranger(self, value: Any) -> Any:
         if isinstance(value, Remote):
             return {"$c": value.ident}
+        if isinstance(value, RemoteStep):
+            return {"$o": value.ident}
         ident = value.ident if isinstance(value, Foreign) else getattr(value, "student_ident",
                                                                         None)
         if type(ident) is int:
@@ -276,15 +320,18 @@ class Incoming(Inbound):
     def tagged(self, tag: str, tree: dict) -> Any:
         process = self.process
         if tag == "$r":
-            return process.put_back(tree["$r"], tree["v"])
+            return process.referred(tree["$r"], tree.get("v", _ABSENT))
         if tag == "$h":
             return process.lent(tree["$h"])
         if tag == "$c":
             return process.remote(tree["$c"], str(tree.get("t", "function")))
         if tag == "$o":
             return process.foreign(tree["$o"], str(tree.get("t", "object")))
+        if tag == "$s":
+            return process.remote_step(tree["$s"], str(tree.get("t", "Step")))
         if tag == "$x":
-            return _imitation(str(tree["$x"]), str(tree["b"]), tree["v"], tree["id"])
+            return _imitation(process.strangers, str(tree["$x"]), str(tree["b"]), tree["v"],
+                              tree["id"])
         if tag == "$v":
             return made(str(tree["$v"]), tree["f"])
         raise KeyError(tag)
@@ -293,13 +340,13 @@ class Incoming(Inbound):
 PLAIN_BASES = {kind.__name__: kind for kind in (dict, list, tuple, str, int, float, bytes)}
 
 
-def _imitation(name: str, base: str, value: Any, ident: Any) -> Any:
+def _imitation(strangers: Strangers, name: str, base: str, value: Any, ident: Any) -> Any:
     """A copy of a student's subclass of a plain type: its data, in a class of its name, with
     the number that brings the student's very object back."""
     kind = PLAIN_BASES[base]
     if type(value) is not kind or type(ident) is not int:
         raise TypeError(f"a {name} imitating {base} sent as {type(value).__name__}")
-    copy = stranger_class(name, kind)(value)
+    copy = strangers.cls(name, kind)(value)
     copy.student_ident = ident
     return copy
 
@@ -315,6 +362,7 @@ class StudentProcess:
         self.closers = closers
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.alive = True
+        self.strangers = Strangers()
         self.deadline: float | None = None
         self.on_message: Callable[[], None] | None = None
         self._reset_tables()
@@ -325,13 +373,14 @@ class StudentProcess:
         self.handle_ids: dict[int, int] = {}
         self.remotes: dict[int, Remote] = {}
         self.foreigns: dict[int, Foreign] = {}
-        self.scopes: list[list[int]] = []  # per call running there, the refs it handed over
-        self.undo: list[tuple[Any, Any]] = []  # what the message being read wrote back
+        self.scopes: list[Scope] = []  # per call running there, what it handed over
+        self.coming: dict[int, Any] = {}  # what the message being read writes back, by ref
         self.printed: list[str] = []
         self.printed_size = self.printed_dropped = 0
         self.crossings = 0
         self.next_number = 1
         self.names: dict[str, bool] = {}
+        self.elsewhere: dict[str, str] = {}
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -409,9 +458,9 @@ class StudentProcess:
                 write_frame(self.write_fd, protocol.RESET, time.monotonic() + SEND_LIMIT)
             except (OSError, FrameLate):
                 self.kill()
-        names = self.names
+        names, elsewhere = self.names, self.elsewhere
         self._reset_tables()
-        self.names, self.deadline, self.on_message = names, None, None
+        self.names, self.elsewhere, self.deadline, self.on_message = names, elsewhere, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
@@ -424,24 +473,25 @@ class StudentProcess:
                                  expect=Loaded)
         finally:
             self.deadline = None
-        self.names = said.names
+        self.names, self.elsewhere = said.names, said.elsewhere
         return said.names
 
-    def call(self, target: Any, args: tuple, kwargs: dict) -> Any:
-        """Call the student's function `target` (a name of its module or {"$c": number});
-        what it returned, or what it raised, as `crossed`."""
-        self.scopes.append([])
+    def call(self, target: Any, args: tuple, kwargs: dict, method: str | None = None) -> Any:
+        """Call the student's function `target` (a name of its module or {"$c": number}), or
+        its `method`; what it returned, or what it raised, as `crossed`."""
+        self.scopes.append(Scope([value for value in (*args, *kwargs.values())
+                                  if type(value) in (list, dict)]))
         try:
             self.outgoing.naming = True
             try:
                 message = protocol.call(target, [self.outgoing.encode(arg) for arg in args],
                                         {str(key): self.outgoing.encode(item)
-                                         for key, item in kwargs.items()})
+                                         for key, item in kwargs.items()}, method)
             finally:
                 self.outgoing.naming = False
             return self.converse(message, expect=Value).v
         finally:
-            for ref in self.scopes.pop():
+            for ref in self.scopes.pop().refs:
                 self.refs.pop(ref, None)
 
     # -- the conversation -------------------------------------------------------------------
@@ -459,7 +509,7 @@ class StudentProcess:
                     return said
                 if isinstance(said, Raised):
                     finished = True
-                    raise crossed(said.e)
+                    raise self.strangers.crossed(said.e)
                 self.answer(said)
         finally:
             if not finished:
@@ -491,8 +541,8 @@ class StudentProcess:
 
     @staticmethod
     def _ask(target: Any, said: Ask) -> Any:
-        if said.m == "__repr__":
-            return repr(target)
+        if said.m == "__repr__":  # its kind only: a judge object's own repr may name a test
+            return f"<{type_name(target)}>"
         if said.m == "__call__" and callable(target):
             return target(*said.a, **said.kw)
         if said.m in public(target)[0]:
@@ -517,33 +567,37 @@ class StudentProcess:
 
     def receive(self) -> Any:
         """The student process's next message, validated; its printed output kept and the
-        test's look (`on_message`) taken. Past the deadline: OutOfTime. A message whose
-        values are not trees (`tree_shaped`) is refused, and the lists and dicts it would have
-        written back are left as they were."""
-        self.undo.clear()
+        test's look (`on_message`) taken. Past the deadline: OutOfTime. What the message writes
+        back into the test's lists and dicts is written only once it is valid, and kept only if
+        every value of it, and every list and dict the running calls were handed, is still a
+        tree (`tree_shaped`); else the message is refused and nothing it wrote stays."""
+        self.coming.clear()
         try:
             raw = self.reader.frame(self.deadline, hook=self.incoming)
             said = FROM_STUDENT.validate_python(raw)
-            tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
-                        + self.synced(raw["sync"]))
+            self.synced(raw["sync"])
+            written = self.write_back()
+            try:
+                tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
+                            + [root for scope in self.scopes for root in scope.roots])
+            except NotATree:
+                self.put_back(written)
+                raise
         except FrameLate:
             raise self.broken(OutOfTime("time")) from None
         except PeerGone:
             raise self.ended() from None
         except (WireError, OSError) as exc:
-            self.put_all_back()
             if self.exited():
                 raise self.ended() from None
             raise self.broken(Unreadable(
                 f"The process that runs your code sent something the checker cannot read "
                 f"({exc}).")) from None
         except (ValidationError, KeyError, TypeError):
-            self.put_all_back()
             raise self.broken(Unreadable(
                 "The process that runs your code sent a message the checker does not "
                 "know.")) from None
         except NotATree:
-            self.put_all_back()
             raise self.broken(Unreadable(
                 "The process that runs your code sent a value that holds itself, or one list "
                 "or dict in two places: only plain data crosses.")) from None
@@ -565,41 +619,44 @@ class StudentProcess:
         ref = self.next_number
         self.next_number += 1
         self.refs[ref] = container
-        self.scopes[-1].append(ref)
+        self.scopes[-1].refs.append(ref)
         return ref
 
-    def put_back(self, ref: Any, contents: Any) -> Any:
-        """The list or dict `ref` names, now holding `contents`. Only one handed to a call
-        still running may be named: the lists of an earlier call are the test's alone."""
+    def referred(self, ref: Any, contents: Any) -> Any:
+        """The list or dict `ref` names, to be given `contents` (`_ABSENT`: kept as it is) once
+        the message is read. Only one handed to a call still running may be named (the lists
+        of an earlier call are the test's alone), and given contents once a message."""
         container = self.refs[ref]
-        if type(container) is list and type(contents) is list:
-            self.undo.append((container, list(container)))
-            container[:] = contents
-        elif type(container) is dict and type(contents) is dict:
-            self.undo.append((container, dict(container)))
-            container.clear()
-            container.update(contents)
-        else:
-            raise TypeError("a reference to a list or dict of another kind")
+        if contents is not _ABSENT:
+            if ref in self.coming or type(contents) is not type(container):
+                raise TypeError("a reference given contents twice, or of another kind")
+            self.coming[ref] = contents
         return container
 
-    def synced(self, sync: list) -> list:
-        """The lists and dicts a message synced, each once: each must be one handed to a call
-        still running (else KeyError)."""
+    def write_back(self) -> list[tuple[Any, Any]]:
+        """Give each list or dict named in the message read its new contents; what each held
+        before (for `put_back`)."""
+        before = []
+        for ref, contents in self.coming.items():
+            container = self.refs[ref]
+            before.append((container, list(container) if type(container) is list
+                           else dict(container)))
+            _replace(container, contents)
+        self.coming.clear()
+        return before
+
+    @staticmethod
+    def put_back(written: list[tuple[Any, Any]]) -> None:
+        """Undo `write_back`."""
+        for container, contents in reversed(written):
+            _replace(container, contents)
+
+    def synced(self, sync: list) -> None:
+        """Each list or dict a message synced must be one handed to a call still running
+        (else KeyError)."""
         handed = {id(container) for container in self.refs.values()}
         if any(id(value) not in handed for value in sync):
             raise KeyError("sync")
-        return list({id(value): value for value in sync}.values())
-
-    def put_all_back(self) -> None:
-        """Undo what the message being read wrote back, last first."""
-        for container, before in reversed(self.undo):
-            if type(container) is list:
-                container[:] = before
-            else:
-                container.clear()
-                container.update(before)
-        self.undo.clear()
 
     def lend(self, value: Any) -> int:
         """The number of the handle `value` crosses as, good until the test ends (a tool the
@@ -621,14 +678,19 @@ class StudentProcess:
         if type(ident) is not int:
             raise TypeError("an object's number is not an int")
         if ident not in self.remotes:
-            self.remotes[ident] = stranger_class(name, Remote)(self, ident)
+            self.remotes[ident] = self.strangers.cls(name, Remote)(self, ident)
         return self.remotes[ident]
+
+    def remote_step(self, ident: Any, name: str) -> RemoteStep:
+        if type(ident) is not int:
+            raise TypeError("an object's number is not an int")
+        return RemoteStep(self, ident, name[:80])
 
     def foreign(self, ident: Any, name: str) -> Foreign:
         if type(ident) is not int:
             raise TypeError("an object's number is not an int")
         if ident not in self.foreigns:
-            self.foreigns[ident] = stranger_class(name, Foreign)(ident)
+            self.foreigns[ident] = self.strangers.cls(name, Foreign)(ident)
         return self.foreigns[ident]
 
     # -- ending -----------------------------------------------------------------------------
@@ -721,7 +783,7 @@ class StudentCode:
             raise NotWrittenYet(f"{name} is not written yet{detail}.")
         if not names[name]:
             raise NotWrittenYet(f"{name} is not a function in your code: write it with def.")
-        return stranger_class("function", Remote)(self._process, name)
+        return self._process.strangers.cls("function", Remote)(self._process, name)
 
     def missing(self, names: list[str]) -> list[str]:
         return [name for name in names if name not in self._process.names]

@@ -33,7 +33,8 @@ class Crossed(BaseModel):
     module: str = ""
     bases: list[str] = Field(default_factory=list)
     """The builtin exception classes it is an instance of, most specific first."""
-    args: list[Any] = Field(default_factory=list)
+    args: list[str | int | float | bool | None] = Field(default_factory=list)
+    """Its arguments that are plain scalars (the rest are described by their type)."""
     text: str = ""
     lines: list[int] = Field(default_factory=list)
     """The lines of the student's file its traceback went through, outermost first."""
@@ -49,6 +50,8 @@ class Loaded(_FromStudent):
     k: Literal["loaded"]
     names: dict[str, bool]
     """Each name the lab asks for that the code defines, and whether it is callable."""
+    elsewhere: dict[str, str] = Field(default_factory=dict)
+    """Those whose code is not the file's own, and where it is from."""
 
 
 class Value(_FromStudent):
@@ -99,9 +102,10 @@ def load(source: str, filename: str, module: str, names: list[str], path: list[s
             "names": names, "path": path}
 
 
-def call(target: Any, args: Any, kwargs: Any) -> dict:
-    """Call `target` (a name of the module, or a student object's tree) with encoded args."""
-    return {"k": "call", "f": target, "a": args, "kw": kwargs}
+def call(target: Any, args: Any, kwargs: Any, method: str | None = None) -> dict:
+    """Call `target` (a name of the module, or a student object's tree), or its `method`,
+    with encoded args."""
+    return {"k": "call", "f": target, "a": args, "kw": kwargs, "m": method}
 
 
 def value(tree: Any) -> dict:

@@ -181,26 +181,17 @@ def _code(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
     else:
         code = Source(read_source(harness, lab.module), str(harness))
     try:
-        tree = ast.parse(code.text.removeprefix("\ufeff"), code.filename)
+        ast.parse(code.text.removeprefix("\ufeff"), code.filename)
     except SyntaxError as exc:
         exc.filename = exc.filename or code.filename
         raise CodeProblem(syntax_sentence(exc, code.text)) from None
     except (RecursionError, MemoryError):  # how CPython 3.11 reports code nested too deeply
         raise CodeProblem(f"{Path(code.filename).name} is nested too deeply for Python to "
                           "compile: break the deepest expression into steps.") from None
-    _written_here(lab, tree)
+    except ValueError:  # text that is not Python's: a lone surrogate, which JSON may carry
+        raise CodeProblem(f"{Path(code.filename).name} holds a character that is not text "
+                          "(a lone surrogate): delete it, or type it again.") from None
     return Source(code.text.removeprefix("\ufeff"), code.filename)
-
-
-def _written_here(lab: Lab, tree: ast.Module) -> None:
-    """A name the lab asks for is written in the file, not imported into it."""
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                name = alias.asname or alias.name.partition(".")[0]
-                if name in lab.names:
-                    raise CodeProblem(f"{name} is imported, not written in your code: write "
-                                      f"{name} yourself, as a def in your file.")
 
 
 class Recorder:
@@ -251,6 +242,8 @@ class Trial:
                                            outcomes=outcomes, problem=started)
                     process = started
                 outcome = self.outcome(test, process)
+                if self.lab.fresh_per_test:
+                    process.kill()
                 outcomes.append(outcome)
                 if on_outcome is not None:
                     on_outcome(outcome)
@@ -278,6 +271,12 @@ class Trial:
         except BaseException as exc:
             process.kill()
             return self.unloaded(exc)
+        borrowed = [name for name in self.lab.names if name in process.elsewhere]
+        if borrowed:
+            process.kill()
+            name = borrowed[0]
+            return (f"{name} is not written in your code: it is {process.elsewhere[name]}. "
+                    f"Write {name} yourself, in your file.")
         return process
 
     def unloaded(self, exc: BaseException) -> str:
@@ -344,7 +343,9 @@ class Trial:
             lineno = self._line(crossed.lines)
             who = "Your code raised" if lineno else "The run stopped on"
             return "error", f"{who} {self._at(text, crossed.lines)}"
-        if isinstance(exc, (NotWrittenYet, AssertionError)):
+        if isinstance(exc, NotWrittenYet):
+            return "failed", str(exc)
+        if isinstance(exc, AssertionError):
             return "failed", str(exc) or "An assertion failed without saying why."
         return "error", f"The run stopped on {exception_text(exc)}"
 

@@ -45,6 +45,7 @@ OUTPUT_CAP = 4_000         # characters of printed output kept between two messa
 TEXT_CAP = 2_000           # characters of an exception's text
 RECORD_EDGE = 25           # items kept at each end of a list that grew past RECORD_CAP
 PROBE_EVERY = 0.02         # seconds of CPU time between two looks at the lists handed over
+PR_SET_PDEATHSIG = 1
 BUILTIN_NAMES = frozenset(name for name, value in vars(builtins).items()
                           if isinstance(value, type))
 
@@ -140,11 +141,15 @@ class Outgoing(Outbound):
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.named: set[int] = set()  # the references given with their contents, this message
 
     def reference(self, container: list | dict, tree: Any) -> Any:
         for call in reversed(self.server.calls):
             found = call.refs.get(id(container))
             if found is not None and found[1] is container:
+                if found[0] in self.named:  # its contents go once a message
+                    return {"$r": found[0]}
+                self.named.add(found[0])
                 return {"$r": found[0], "v": tree}
         return tree
 
@@ -164,6 +169,10 @@ class Outgoing(Outbound):
                         "v": self.encode(base(value)), "id": self.server.export(value)}
             except Exception:  # the code's own conversion failed: it is a stranger like any
                 pass
+        from agentlab_magics.lab.steps import Step
+
+        if isinstance(value, Step):  # a step of the student's own: its answers run here
+            return {"$s": self.server.export(value), "t": type_name(value)}
         tag = "$c" if callable(value) else "$o"
         return {tag: self.server.export(value), "t": type_name(value)}
 
@@ -221,7 +230,13 @@ class Server:
 
     # -- the conversation ------------------------------------------------------------------
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict, **values: Any) -> None:
+        """Send `message` with `values` encoded into it, what was printed, and the lists and
+        dicts of the calls still running: each list or dict of the judge's with its contents
+        once, named alone wherever else it stands."""
+        self.outgoing.named = set()
+        for key, value in values.items():
+            message[key] = self.outgoing.encode(value)
         message["out"] = self.output.take()
         message["sync"] = [self.outgoing.encode(value) for call in self.calls
                            for value in call.synced]
@@ -255,7 +270,7 @@ class Server:
         finally:
             with self.talk:
                 try:
-                    self.send(reply)
+                    self.reply(reply)
                 finally:
                     self.calls.remove(call)
 
@@ -268,33 +283,45 @@ class Server:
             return {"k": "raised", "e": self.described(exc)}
         self.module = module
         names = vars(module)
-        return {"k": "loaded", "names": {name: callable(names[name])
-                                         for name in message["names"] if name in names}}
+        found = [name for name in message["names"] if name in names]
+        return {"k": "loaded", "names": {name: callable(names[name]) for name in found},
+                "elsewhere": {name: where for name in found
+                              if (where := made_elsewhere(names[name], module)) is not None}}
 
     def called(self, message: dict) -> dict:
         try:
             target = message["f"]
             function = (getattr(self.module, target) if type(target) is str else target)
-            value = settled(function(*message["a"], **message["kw"]))
-            return {"k": "value", "v": self.outgoing.encode(value)}
+            if message.get("m"):  # a method of one of the objects this process sent
+                function = getattr(function, message["m"])
+            return {"k": "value", "v": settled(function(*message["a"], **message["kw"]))}
         except BaseException as exc:
             return {"k": "raised", "e": self.described(exc)}
+
+    def reply(self, reply: dict) -> None:
+        """Send the answer to a load or a call; a value that cannot be encoded is answered by
+        what encoding it raised."""
+        if reply["k"] != "value":
+            return self.send(reply)
+        try:
+            self.send({"k": "value"}, v=reply["v"])
+        except BaseException as exc:
+            self.send({"k": "raised", "e": self.described(exc)})
 
     def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
         """Call `method` of the judge's object `handle` stands for; serve the judge's own calls
         that come meanwhile."""
         ident = object.__getattribute__(handle, "_ident")
-        return self.converse({"k": "call", "h": ident, "m": method,
-                              "a": self.outgoing.encode(list(args)),
-                              "kw": self.outgoing.encode(dict(kwargs))})
+        return self.converse({"k": "call", "h": ident, "m": method}, a=list(args),
+                             kw=dict(kwargs))
 
     def read(self, handle: Handle, name: str) -> Any:
         return self.converse({"k": "get", "h": object.__getattribute__(handle, "_ident"),
                               "n": name})
 
-    def converse(self, message: dict) -> Any:
+    def converse(self, message: dict, **values: Any) -> Any:
         with self.talk:
-            self.send(message)
+            self.send(message, **values)
             while True:
                 reply = self.receive()
                 if reply["k"] == "value":
@@ -349,6 +376,7 @@ class Server:
                     if not self.writing.acquire(blocking=False):
                         return
                     edges = value[:RECORD_EDGE] + value[-RECORD_EDGE:]
+                    self.outgoing.named = set()
                     write_frame(self.write_fd, {"k": "cap", "length": len(value),
                                                 "edges": self.outgoing.encode(edges),
                                                 "out": "", "sync": []})
@@ -369,6 +397,47 @@ def _scalar(value: Any) -> bool:
 def _args(exc: BaseException) -> tuple:
     args = BaseException.__dict__["args"].__get__(exc)
     return args if type(args) is tuple else ()
+
+
+def made_elsewhere(value: Any, module: types.ModuleType) -> str | None:
+    """Where `value` was written, when that is not `module`'s own source (a function of the
+    course's, a builtin); None for code of the module's file: a function, a method, a class,
+    or one of those wrapped (functools.wraps, partial, lru_cache)."""
+    filename = module.__file__
+    for _ in range(20):
+        if isinstance(value, type):
+            return None if value.__module__ == module.__name__ else _where(value)
+        code = getattr(value, "__code__", None)
+        if isinstance(code, types.CodeType):
+            return None if code.co_filename == filename else _where(value)
+        inner = (getattr(value, "__wrapped__", None) or getattr(value, "__func__", None)
+                 or getattr(value, "func", None) or _own_call(value))
+        if inner is None:
+            return _where(value)
+        value = inner
+    return _where(value)
+
+
+def _own_call(value: Any) -> Any:
+    """The __call__ a callable object's class defines, if its class was written in Python."""
+    for klass in type(value).__mro__:
+        found = vars(klass).get("__call__")
+        if isinstance(getattr(found, "__code__", None), types.CodeType):
+            return found
+    return None
+
+
+def _where(value: Any) -> str:
+    """Where `value` comes from, for a sentence: its module and name, or the file its code
+    was compiled from."""
+    name = str(getattr(value, "__qualname__", None) or type_name(value))
+    module = getattr(value, "__module__", None)
+    code = getattr(value, "__code__", None)
+    if isinstance(module, str) and module not in ("builtins", "__main__"):
+        return f"{module}.{name}"[:160]
+    if isinstance(code, types.CodeType):
+        return f"{name}, from {code.co_filename}"[:160]
+    return name[:160]
 
 
 def student_lines(exc: BaseException, filename: str) -> list[int]:
@@ -461,11 +530,25 @@ def _cap_memory() -> None:
         pass
 
 
+def die_with_the_judge() -> None:
+    """Be killed when the thread that started this process ends (the judge's), so no student
+    process outlives its judge, even one busy in a loop that never reads its pipe."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the judge was gone already
+        os._exit(0)
+
+
 def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
         filename: str = "") -> None:
     """Be the student process on the pipe (`read_fd`, `write_fd`): say hello, then serve the
     judge until it goes; with `module`, that module is the code checked (no load)."""
     global SERVER
+    die_with_the_judge()
     read_fd, write_fd = set_apart(read_fd, write_fd)
     course_imports()
     SERVER = Server(read_fd, write_fd)

@@ -43,6 +43,9 @@ class Lab:
     tests: str
     builds_on: list[str] = field(default_factory=list)
     """The earlier labs whose tests still hold for this one, in course order."""
+    fresh_per_test: bool = False
+    """Each test gets a student process of its own: for a lab whose answers are a verdict
+    (pass or fail) that code could otherwise give by counting calls, not by looking."""
 
     @property
     def starter(self) -> str:

@@ -16,4 +16,4 @@ def checkpoint_a_test() -> Lab:
     return Lab(id="checkpoint-a-test", title="Checkpoint A: write the test that catches the bug",
                lesson="A", module="my_test", names=NAMES,
                purposes={name: PURPOSES[name] for name in NAMES},
-               tests="agentlab_magics.course.labtests.checkpoint_a_test")
+               tests="agentlab_magics.course.labtests.checkpoint_a_test", fresh_per_test=True)

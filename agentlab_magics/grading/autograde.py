@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,10 +40,8 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, List, Type, Unicode
 
-from agentlab_magics.checking.judge import STUDENT_MODULE, StudentProcess
 from agentlab_magics.checking.report import CheckReport, TestOutcome
-from agentlab_magics.checking.runner import Launch, run
-from agentlab_magics.checking.spares import Spares
+from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import UnknownLab, find_lab
 from agentlab_magics.course.assignments import group_tests
 from agentlab_magics.grading import TIMEOUT
@@ -55,11 +54,12 @@ from agentlab_magics.grading.cells import (
 )
 from agentlab_magics.grading.jail import trusted_python
 from agentlab_magics.grading.output import DROPPED
-from agentlab_magics.grading.sandbox import Sandbox
+from agentlab_magics.grading.sandbox import KEPT_ENV, Sandbox, dies_with_parent
 from agentlab_magics.grading.submission import require_plain_files
 
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "NBGRADER_EXECUTION")
 MESSAGE_CAP = 256 << 20  # bytes of one message from the kernel
+GRACE = 1.0  # seconds a test's check may take past its limit (a student process killed)
+JUDGE_START = 60.0  # seconds for the judge process to start and check each lab's loading
 DECODE_CAP = 4 << 20  # bytes of one part of it that are decoded
 LEFT_OUT = "agentlab_left_out"  # in place of a part that was not: its size
 
@@ -287,30 +287,57 @@ def _missing(call: GradeCall) -> CheckReport:
 
 def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str]
                ) -> list[CheckReport]:
-    """The report of each call. Each lab's code is checked twice, each time in a fresh student
-    process in a sandbox of its own (`sandboxed`): once with every test `%%check` runs, in the
-    same order, so a graded cell scores what the student's check said; then, after every
-    visible check, with the held-back tests its calls name, so nothing a held-back test hands
-    the code can reach a report that is shown in full. A call's report is its tests'
-    outcomes from those checks."""
-    checks: dict[tuple[str, bool], CheckReport] = {}
-    wanted: dict[tuple[str, bool], set[str]] = {(call.lab, call.held_back): set()
-                                                for call in calls}
-    for call in calls:
-        wanted[(call.lab, call.held_back)].update(_tests_of(call))
+    """The report of each call. Each lab's code is checked twice by the judge (`scoring`, a
+    process of its own), each time in a fresh student process in a sandbox of its own: once
+    with every test `%%check` runs, in the same order, so a graded cell scores what the
+    student's check said; then, after every visible check, with the held-back tests its calls
+    name, so nothing a held-back test hands the code can reach a report that is shown in full.
+    A call's report is its tests' outcomes from those checks."""
     if not calls:
         return []
-    spares = Spares(sandboxed(hidden))
-    try:
-        for lab_id, held_back in sorted(wanted, key=lambda key: key[1]):
-            checks[(lab_id, held_back)] = run(
-                lab_id, "", source=answers[lab_id], timeout=TIMEOUT, held_back=held_back,
-                only=sorted(wanted[(lab_id, held_back)]) if held_back else None,
-                launch=spares.take)
-    finally:
-        spares.close()
-    return [_private(_part(checks[(call.lab, call.held_back)], _tests_of(call)), call)
+    wanted: dict[tuple[str, bool], set[str]] = {}
+    for call in calls:
+        wanted.setdefault((call.lab, call.held_back), set()).update(_tests_of(call))
+    checks = [{"lab": lab_id, "held_back": held_back,
+               "only": sorted(wanted[(lab_id, held_back)]) if held_back else None}
+              for lab_id, held_back in sorted(wanted, key=lambda key: key[1])]
+    reports = dict(zip([(check["lab"], check["held_back"]) for check in checks],
+                       judged(checks, answers, hidden)))
+    return [_private(_part(reports[(call.lab, call.held_back)], _tests_of(call)), call)
             for call in calls]
+
+
+def judged(checks: list[dict], answers: dict[str, str], hidden: list[str]
+           ) -> list[CheckReport]:
+    """Each check's report from the judge process (`scoring`), given no longer than its
+    checks' tests could take; a check it did not report says why, and scores 0."""
+    budget = JUDGE_START + sum(
+        (len(lab_tests(find_lab(check["lab"]), held_back=check["held_back"],
+                       only=check["only"])) + 1) * (TIMEOUT + GRACE) for check in checks)
+    lines: list[str] = []
+    why = f"it took longer than {budget:.0f} s"
+    try:
+        done = subprocess.run(
+            [*dies_with_parent(), *trusted_python("agentlab_magics.grading.scoring")],
+            input=json.dumps({"checks": checks, "answers": answers, "hidden": hidden}),
+            capture_output=True, text=True, timeout=budget)
+        lines = done.stdout.splitlines()
+        why = (done.stderr.strip().splitlines() or [f"it exited with code {done.returncode}"]
+               )[-1][:300]
+    except subprocess.TimeoutExpired:
+        pass
+    return [_read(line, check["lab"], why) for check, line in
+            zip(checks, lines + [""] * len(checks))]
+
+
+def _read(line: str, lab_id: str, why: str) -> CheckReport:
+    """The judge's report, or one saying the cell could not be scored."""
+    try:
+        return CheckReport.model_validate_json(line)
+    except ValueError:
+        lab = find_lab(lab_id)
+        return CheckReport(lab_id=lab.id, title=lab.title, problem=(
+            f"The grader could not score this cell ({why}); tell your instructor."))
 
 
 def _part(report: CheckReport, names: list[str]) -> CheckReport:
@@ -318,19 +345,6 @@ def _part(report: CheckReport, names: list[str]) -> CheckReport:
     earlier lab that still hold), with its problem."""
     return report.model_copy(update={"outcomes": [
         outcome for outcome in report.outcomes if outcome.name in names and not outcome.group]})
-
-
-def sandboxed(hidden: list[str]) -> Launch:
-    """Starts student processes, each in a sandbox of its own that hides `hidden` (and what
-    every sandbox hides: the instructor's package, a source checkout)."""
-    def launch() -> StudentProcess:
-        sandbox = Sandbox(hidden=hidden)
-        command = sandbox.command(trusted_python(STUDENT_MODULE))
-        return StudentProcess.start(
-            command, cwd=str(sandbox.scratch), cleanup=sandbox.clean,
-            env={k: v for k, v in os.environ.items() if k in KEPT_ENV})
-
-    return launch
 
 
 class HeldBackMissing(RuntimeError):

@@ -2,8 +2,8 @@
 agentlab_magics.grading.jail [--uid N] [--scratch DIR] [--hide PATH]... [--expose PATH]...
 -- COMMAND...`.
 
-It runs first thing inside the namespaces `sandbox.command` made (a mount, network and pid
-namespace of its own, with root's powers there). In that mount namespace only, it gives the
+It runs first thing inside the namespaces `sandbox.command` made (a mount, network, pid, IPC
+and UTS namespace of its own, with root's powers there). In that mount namespace only, it gives the
 run empty temporary folders of its own, keeps the scratch folder at its place, makes every
 folder the run may write to refuse to execute or map code, hides each `--hide` path under an
 empty unreadable tmpfs, and binds each `--expose` path (the interpreter's folders) back where
@@ -32,7 +32,7 @@ LIMITS = {
 }
 # The temporary folders every process of a machine shares, each replaced by a tmpfs of this
 # size that lives and dies with the run: nothing planted there reaches another run.
-TEMPORARY = {"/tmp": "512m", "/var/tmp": "64m", "/dev/shm": "64m"}
+TEMPORARY = {"/tmp": "512m", "/var/tmp": "64m", "/dev/shm": "64m", "/run/lock": "1m"}
 INERT = "nosuid,nodev,noexec"
 PR_SET_PDEATHSIG = 1
 # Where the system's own tools are looked for: never the working folder (a run's scratch

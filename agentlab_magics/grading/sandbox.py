@@ -1,13 +1,14 @@
 """The sandbox every part of a submission runs in: its notebook's kernel and its scoring.
 
 Three modes, the strongest the machine allows (`Sandbox.detect`):
-- "root": grading runs as root and `unshare` works. Each run gets new mount, network and pid
-  namespaces, an unprivileged user id of its own, a scratch folder of its own (a tmpfs of
-  SCRATCH_SIZE), empty /tmp, /var/tmp and /dev/shm of its own, nothing it may write to that
-  may hold code that runs (noexec), the course folder, the exchange, the gradebook, the
-  instructor's package and any source checkout agentlab_magics is imported from hidden under
-  empty mounts, resource limits, and no network but a loopback that is down. When the run
-  ends its pid namespace ends, and with it every process the submission started.
+- "root": grading runs as root and `unshare` works. Each run gets new mount, network, pid,
+  IPC and UTS namespaces, an unprivileged user id of its own, a scratch folder of its own (a
+  tmpfs of SCRATCH_SIZE), empty /tmp, /var/tmp, /dev/shm and /run/lock of its own, nothing it
+  may write to that may hold code that runs (noexec), the course folder, the exchange, the
+  gradebook, the instructor's package and any source checkout agentlab_magics is imported
+  from hidden under empty mounts, resource limits, and no network but a loopback that is
+  down. When the run ends its pid namespace ends, and with it every process the submission
+  started.
 - "userns": not root, but user namespaces are allowed: the same namespaces and hiding, under
   the grader's own user id (files outside the hidden paths that the grader may write, the
   submission may write too).
@@ -32,7 +33,9 @@ from typing import Literal
 from agentlab_magics.grading.jail import SYSTEM_PATH, system_tool, trusted_python
 
 Mode = Literal["root", "userns", "none"]
-NAMESPACES = ["--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "NBGRADER_EXECUTION")  # a run's environment
+NAMESPACES = ["--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+              "--mount-proc"]
 FIRST_UID = 200_000  # the grading users' ids: FIRST_UID .. FIRST_UID + UIDS - 1, no login
 UIDS = 60_000
 SCRATCH_SIZE = "1g"  # a root-mode scratch folder's tmpfs: the submission and all it writes
@@ -124,7 +127,7 @@ class Sandbox:
         # The run ends with the grader process that started it, even one killed outright (a
         # Dask worker that dies mid-task): setpriv's parent-death signal takes unshare, and
         # unshare's --kill-child takes the run's pid namespace.
-        unshare = [*_dies_with_parent(), system_tool("unshare")]
+        unshare = [*dies_with_parent(), system_tool("unshare")]
         if self.mode == "root":
             return [*unshare, *NAMESPACES, *jail, "--uid", str(self.uid), "--", *argv]
         if self.mode == "userns":
@@ -149,7 +152,7 @@ def own_tree(path: Path, uid: int, gid: int) -> None:
             os.chown(name, uid, gid, follow_symlinks=False)
 
 
-def _dies_with_parent() -> list[str]:
+def dies_with_parent() -> list[str]:
     """The prefix that has a command killed when the thread that started it ends, where the
     system has util-linux's setpriv (beside its unshare)."""
     setpriv = shutil.which("setpriv", path=SYSTEM_PATH)

@@ -29,6 +29,8 @@ def say(message):
     write_frame(out, message)
 def hear():
     return inp.frame()
+def first_ref(message):
+    return next(a["$r"] for a in message["a"] if type(a) is dict and type(a.get("v")) is list)
 say({"k": "hello", "version": VERSION, "pid": os.getpid()})
 while True:
     message = hear()
@@ -168,13 +170,16 @@ def caller(handle, *args):
 def spin():
     while True:
         pass
+
+def shown(value):
+    return repr(value)
 '''
 
 
 @pytest.fixture
 def student():
     process = StudentProcess.local()
-    process.load(ECHO, "<echo>", "echo", ["echo", "appender", "maker", "caller", "spin"], [], 10.0)
+    process.load(ECHO, "<echo>", "echo", ["echo", "appender", "maker", "caller", "spin", "shown"], [], 10.0)
     process.begin(10.0)
     yield process
     process.kill()
@@ -253,3 +258,151 @@ def test_the_reference_checked_twice_in_a_row_passes_both_times():
     source = find_lab("lesson7").reference
     assert run("lesson7", "", source=source).all_passed
     assert run("lesson7", "", source=source).all_passed
+
+
+# -- what the red team sent (each a fake student process, or a harness) ---------------------
+
+CHAT = "test_chat_keeps_both_messages_in_the_callers_list"
+
+
+def chat_check(call: str, timeout: float = 5.0):
+    """lesson 1's chat test against a fake whose chat does `call`."""
+    return run("lesson1", "", source="pass\n", timeout=timeout, only=[CHAT],
+               launch=lambda: StudentProcess.start(fake(call)))
+
+
+def test_a_list_made_to_hold_itself_is_refused_and_left_as_it_was():
+    report = chat_check('''
+        ref = first_ref(message)
+        say({"k": "value", "v": None, "sync": [{"$r": ref, "v": [{"$r": ref} for _ in range(200)]}]})
+    ''')
+    (outcome,) = report.outcomes
+    assert "a value that holds itself, or one list or dict in two places" in outcome.message
+    assert outcome.record == []  # the caller's list is as it was: empty
+
+
+def test_a_list_shared_twice_over_many_messages_is_refused():
+    """Each message a tree is not enough: lists written by one message and shared by the
+    next make the test's own list a graph whose walk would never end."""
+    report = run("lesson1", "", source="pass\n", timeout=5, only=[
+        "test_chat_goes_on_from_an_earlier_conversation"],
+        launch=lambda: StudentProcess.start(fake('''
+        outer = first_ref(message)
+        inner = [a["$r"] for a in message["a"][2]["v"]]  # the two messages' dicts
+        say({"k": "get", "h": 10**6, "n": "x",
+             "sync": [{"$r": outer, "v": [{"$r": inner[0], "v": {}}, {"$r": inner[1], "v": {}}]}]})
+    ''')))
+    (outcome,) = report.outcomes
+    assert outcome.outcome == "error"
+
+
+def test_contents_given_twice_for_one_reference_are_refused():
+    report = chat_check('''
+        ref = first_ref(message)
+        say({"k": "value", "v": {"$r": ref, "v": [1]}, "sync": [{"$r": ref, "v": [2]}]})
+    ''')
+    assert "sent something the checker cannot read" in first(report).message
+
+
+def test_an_exception_whose_arguments_are_not_plain_is_refused():
+    report = chat_check('''
+        ref = first_ref(message)
+        say({"k": "raised", "e": {"type": "ValueError", "args": [{"$r": ref, "v": []}]}})
+    ''')
+    assert "a message the checker does not know" in first(report).message
+
+
+def test_a_student_process_that_stops_reading_is_stopped_on_time():
+    started = time.monotonic()
+    report = chat_check('''
+        model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
+        say({"k": "call", "h": model["$h"], "m": "complete", "kw": {},
+             "a": ["s", [{"role": "user", "content": "x" * 1_000_000}], []]})
+        hear()
+        say({"k": "get", "h": model["$h"], "n": "calls"})  # a megabyte back; never read
+        import time; time.sleep(600)
+    ''', timeout=1.0)
+    assert first(report).outcome == "timeout" and time.monotonic() - started < 15
+
+
+def test_a_cap_said_while_loading_is_a_sentence():
+    script = FAKE.replace('''    if message["k"] == "load":''', '''    if message["k"] == "load":
+        say({"k": "cap", "length": 10_001, "edges": []})''')
+    report = run("lesson1", "", source="pass\n", timeout=5,
+                 launch=lambda: StudentProcess.start([sys.executable, "-c", script.replace(
+                     "CALL", "pass")]))
+    assert report.problem and "Traceback" not in report.problem
+
+
+@pytest.mark.parametrize("source, said", [
+    ('b"\\xff".decode("utf-8")\n', "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"),
+    ("raise ExceptionGroup('two', [ValueError('a'), KeyError('b')])\n", "ExceptionGroup: two"),
+    ("print('\\ud800')\n", None),
+    ("x = '\ud800'\n", "holds a character that is not text"),
+])
+def test_loading_what_python_itself_chokes_on_is_a_sentence(source, said):
+    report = run("lesson1", "", source=source)
+    if said is None:
+        assert report.problem is None
+    else:
+        assert said in report.problem and "Traceback" not in report.problem
+
+
+def test_printed_and_raised_lone_surrogates_reach_the_report_as_escapes():
+    source = ("def user_message(text):\n    print('\\ud800 hello')\n"
+              "    raise ValueError('\\udfff')\n")
+    report = run("lesson1", "", source=source, only=["test_user_message_is_role_and_content"])
+    (outcome,) = report.outcomes
+    assert "\\ud800 hello" in outcome.output and "\\udfff" in outcome.message
+    report.model_dump_json()  # every text is UTF-8
+
+
+def test_the_classes_made_for_a_students_names_are_the_checks_own():
+    names = "[type(f'C{n}', (Exception,), {})('x') for n in range(3000)]"
+    crowded = StudentProcess.local()
+    crowded.load(f"def many():\n    return {names}\n", "<c>", "c", ["many"], [], 10.0)
+    crowded.begin(30.0)
+    made = crowded.call("many", (), {})
+    crowded.kill()
+    assert len(crowded.strangers.made) <= 1_000 and len(made) == 3000
+    fresh = StudentProcess.local()
+    fresh.load("class CheckFailed(AssertionError):\n    pass\n\ndef fail():\n"
+               "    raise CheckFailed('no')\n", "<f>", "f", ["fail"], [], 10.0)
+    fresh.begin(10.0)
+    with pytest.raises(AssertionError) as caught:
+        fresh.call("fail", (), {})
+    fresh.kill()
+    assert type(caught.value).__name__ == "CheckFailed"
+
+
+def test_a_handle_shows_only_its_kind(student):
+    model = lab.ScriptedModel([lab.say("hi")])
+    assert student.call("shown", (model,), {}) == "<ScriptedModel>"
+
+
+def test_a_student_process_dies_with_its_judge():
+    import os
+    import signal
+    import subprocess
+
+    judge = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from agentlab_magics.checking.judge import StudentProcess\n"
+        "process = StudentProcess.local()\n"
+        "process.load('def spin():\\n    while True:\\n        pass\\n', '<s>', 's', ['spin'],"
+        " [], 10.0)\n"
+        "print(process.pid, flush=True)\n"
+        "process.begin(600.0)\n"
+        "process.call('spin', (), {})\n")], stdout=subprocess.PIPE, text=True)
+    pid = int(judge.stdout.readline())
+    time.sleep(0.3)
+    os.kill(judge.pid, signal.SIGKILL)
+    judge.wait()
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError("the student process outlived its judge")

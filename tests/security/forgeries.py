@@ -356,3 +356,45 @@ def _hunting(function):
 
 globals().update({name: _hunting(function) for name, function in _starters_own.items()})
 '''
+
+# Checkpoint A's test lab: a check that never looks at the run it is handed, passing the first
+# and failing the rest (the tests hand it the reference loop's run before the buggy loop's).
+COUNTING_CHECK = '''
+from agentlab_magics import lab
+
+
+def script():
+    return [lab.say("The port is 9090.")]
+
+
+_SEEN = []
+
+
+def check(model, messages, final):
+    _SEEN.append(1)
+    assert len(_SEEN) == 1, "the loop left the call unanswered"
+'''
+
+# Checkpoint A's test lab: a script and no check at all (the judge's own "check is not written
+# yet" must never pass for a check that failed).
+NO_CHECK = '''
+from agentlab_magics import lab
+
+
+def script():
+    return [lab.say("The port is 9090.")]
+'''
+
+# Lesson 2: a tool_specs that describes nothing and empties the tools it is handed (but for
+# the one test that looks at them afterwards), so that an expectation read off those tools
+# after the call would be [].
+EMPTIED_TOOLS = '''
+_CALLS = []
+
+
+def tool_specs(tools):
+    _CALLS.append(1)
+    if len(_CALLS) != 2:
+        tools.clear()
+    return []
+'''

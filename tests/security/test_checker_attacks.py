@@ -17,8 +17,8 @@ import pytest
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
-    EXPECTED_EMPTIED, FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS,
-    PLANTED_LISTENER, RESTORING_EXACT)
+    COUNTING_CHECK, EMPTIED_TOOLS, EXPECTED_EMPTIED, FINALIZER_PATCH, FRAME_FORGER,
+    JSON_REWRITTEN, LAB_MODULE_CLASS, NO_CHECK, PLANTED_LISTENER, RESTORING_EXACT)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
@@ -74,6 +74,9 @@ FORGERIES = {
     ("lesson1", "the lab module's class swapped"): LAB_MODULE_CLASS,
     ("lesson1", "json rewritten"): JSON_REWRITTEN,
     ("lesson2", "the tests' expected values emptied in place"): EXPECTED_EMPTIED,
+    ("lesson2", "the tools handed over emptied"): EMPTIED_TOOLS,
+    ("checkpoint-a-test", "a check that counts instead of looking"): COUNTING_CHECK,
+    ("checkpoint-a-test", "no check at all"): NO_CHECK,
     ("lesson5", "the judge patched in the student's process"): (
         "import agentlab_magics.checking.runner as _runner\n"
         "_runner.Trial.judged = lambda *args: ('passed', '')\n"),
@@ -100,6 +103,13 @@ def check_lab(tmp_path, lab_id: str, source: str) -> tuple[int, dict]:
 
 HONEST_PART = {
     EXPECTED_EMPTIED: "def tool_calls(message):\n    return [{}, {}]\n",
+    EMPTIED_TOOLS: "def tool_specs(tools):\n    return []\n",
+    # a blind check can only always pass (the reference's test) or always fail
+    COUNTING_CHECK: ("from agentlab_magics import lab\n\ndef script():\n"
+                     "    return [lab.say('The port is 9090.')]\n\n"
+                     "def check(model, messages, final):\n    pass\n"),
+    NO_CHECK: ("from agentlab_magics import lab\n\ndef script():\n"
+               "    return [lab.say('The port is 9090.')]\n"),
     LAB_MODULE_CLASS: ("def chat(model, system, messages, text):\n"
                        "    messages.append(None)\n    messages.append(None)\n"),
 }
@@ -165,12 +175,20 @@ def test_a_time_limit_must_be_finite_and_positive(tmp_path, value):
     assert "Traceback" not in done.stderr
 
 
-def test_a_name_the_lab_asks_for_must_be_written_not_imported(tmp_path):
-    code, report = check_lab(tmp_path, "ch03-a", (
-        "from agentlab_magics.bounded.admission import decide_admission\n"))
-    assert code == 1 and report["problem"] == (
-        "decide_admission is imported, not written in your code: write decide_admission "
-        "yourself, as a def in your file.")
+@pytest.mark.parametrize("lab_id, name, added", [
+    ("ch03-a", "decide_admission",
+     "from agentlab_magics.bounded.admission import decide_admission\n"),
+    ("ch03-a", "decide_admission",
+     "import functools\nfrom agentlab_magics.bounded import admission\n"
+     "decide_admission = functools.partial(admission.decide_admission)\n"),
+    ("checkpoint-a", "run_agent", "import loops\nrun_agent = loops.reference\n"),
+    ("checkpoint-a", "error_message", "import loops\nerror_message = loops._stopped\n")])
+def test_a_name_the_lab_asks_for_must_be_written_in_the_file(tmp_path, lab_id, name, added):
+    """The course's own answers ship in the student package (checkpoint A's loops, the
+    bounded unit's admission rule): bound to a lab's name, they are refused in a sentence."""
+    code, report = check_lab(tmp_path, lab_id, find_lab(lab_id).starter + added)
+    assert code == 1 and report["problem"].startswith(
+        f"{name} is not written in your code: it is agentlab_magics."), report["problem"]
 
 
 def test_lesson7s_events_come_only_from_what_the_listener_was_told(tmp_path):

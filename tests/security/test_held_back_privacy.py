@@ -21,7 +21,7 @@ from agentlab_magics.checking import run
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.heldback import held_back_module
-from agentlab_magics.grading.autograde import sandboxed
+from agentlab_magics.grading.scoring import sandboxed
 from agentlab_magics.grading.sandbox import detect
 from tests.security.forgeries import HELD_BACK_HUNT
 

@@ -158,3 +158,29 @@ def test_a_folder_the_interpreter_needs_inside_tmp_is_bound_back_read_only(tmp_p
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == [True, False, False]
 
+
+
+CHANNEL_WRITER = '''
+import ctypes, json, os
+open("/run/lock/agentlab-channel", "w").write("left by one run")
+libc = ctypes.CDLL(None, use_errno=True)
+segment = libc.shmget(0x5eed, 4096, 0o1000 | 0o666)  # IPC_CREAT, for everyone
+print(json.dumps({"segment": segment}))
+'''
+CHANNEL_READER = '''
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(json.dumps({"lock": os.path.exists("/run/lock/agentlab-channel"),
+                  "segment": libc.shmget(0x5eed, 0, 0)}))
+'''
+
+
+@needs_root
+def test_two_runs_share_no_lock_folder_and_no_system_v_memory():
+    """The kernel and the student process of one submission, or two submissions, run at the
+    same time: nothing one writes where every process of a machine may write (/run/lock, a
+    SysV segment) reaches the other, or outlives its run."""
+    written = inside(CHANNEL_WRITER)
+    assert written["segment"] >= 0  # the writer did make its segment, in its own namespace
+    assert inside(CHANNEL_READER) == {"lock": False, "segment": -1}
+    assert not os.path.exists("/run/lock/agentlab-channel")

@@ -54,15 +54,14 @@ def test_tool_calls_leaves_the_reply_unchanged(harness):
 
 def test_every_call_tool_calls_lists_can_be_answered(harness):
     """Answering each call tool_calls lists, in its order, makes a list the strict model accepts."""
-    reply = two_call_reply()
-    messages = [lab.user("Where is PORT set?"), reply]
-    for call in plain(harness.tool_calls(reply), "what tool_calls returned"):
+    messages = [lab.user("Where is PORT set?"), two_call_reply()]
+    for call in plain(harness.tool_calls(two_call_reply()), "what tool_calls returned"):
         assert isinstance(call, dict) and call.get("type") == "toolCall", (
             f"tool_calls listed {call!r}, which is not a toolCall block: only the calls are "
             "answered with results, never the text.")
         messages.append(lab.tool_result(call, "(its output)"))
     complaints = lab.validate(messages)
-    assert complaints == [], (
+    assert complaints == [] and lab.shape(messages) == "U A[c1,c2] R(c1) R(c2)", (
         f"One result per call from tool_calls, in its order, gave {lab.shape(messages)!r}, "
         f"and the strict model says: {complaints[0] if complaints else ''}. Expected "
         "'U A[c1,c2] R(c1) R(c2)': every call listed once, in the order the reply made them.")
@@ -77,8 +76,8 @@ def specs_of(tools):
 def test_tool_specs_are_name_description_and_parameters(harness):
     """tool_specs describes each tool, in order, by its name, description and parameters only."""
     tools = two_tools()
+    expected = specs_of(tools)  # before the call: the tools are the student's code's meanwhile
     specs = harness.tool_specs(tools)
-    expected = specs_of(tools)
     assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {gave(specs, expected)}: one dict per tool, in the same "
         "order, holding name, description and parameters and nothing else.")

@@ -111,11 +111,12 @@ def test_three_calls_one_failing_get_three_results_in_order(harness, record):
 
 def test_str_arg_returns_the_string(harness):
     """str_arg gives back the argument when it is a string, the empty string included."""
-    for arguments, name in (({"path": "a.txt", "limit": 3}, "path"), ({"pattern": ""}, "pattern")):
+    for arguments, name, expected in (({"path": "a.txt", "limit": 3}, "path", "a.txt"),
+                                      ({"pattern": ""}, "pattern", "")):
         exc, value = raised(harness.str_arg, arguments, name)
-        assert exc is None and exact(value, arguments[name], "what str_arg returned"), (
+        assert exc is None and exact(value, expected, "what str_arg returned"), (
             f"str_arg({arguments!r}, {name!r}) {did('str_arg', exc, value)}; "
-            f"expected {arguments[name]!r}, the string itself.")
+            f"expected {expected!r}, the string itself.")
 
 
 def test_str_arg_refuses_what_is_not_a_string(harness):
@@ -200,9 +201,9 @@ def test_run_tool_runs_the_tool_the_call_names(harness):
              a_tool("second", lambda arguments: f"from second, {arguments['n']}")]
     for call, content in ((lab.call("second", {"n": 2}, id="x2"), "from second, 2"),
                           (lab.call("first", {}, id="x1"), "from first")):
+        expected = {"tool_call_id": call["id"], "tool_name": call["name"], "content": content}
         result = safe_run_tool(harness, tools, call)
         got = {key: result.get(key) for key in ("tool_call_id", "tool_name", "content")}
-        expected = {"tool_call_id": call["id"], "tool_name": call["name"], "content": content}
         assert exact(got, expected, "what run_tool returned"), (
             f"For the call {call['id']} to {call['name']}, run_tool gave "
             f"{gave(got, expected)}.")

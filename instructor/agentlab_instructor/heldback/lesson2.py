@@ -23,8 +23,8 @@ def test_tool_specs_describe_other_tools_in_order(harness):
     """Three other tools are described in their own order, by name, description and parameters."""
     tools = [failing_tool("bash", "no shell here"),
              files_tool({"todo.md": "- ship\n"}, name="view"), failing_tool("write", "read-only")]
+    expected = specs_of(tools)  # before the call: the tools are the student's code's meanwhile
     specs = harness.tool_specs(tools)
-    expected = specs_of(tools)
     assert exact(specs, expected, "what tool_specs returned"), (
         f"tool_specs gave {specs!r}; expected {expected!r}: bash, view and write, in that order, "
         "each with its name, description and parameters and nothing else.")
