@@ -8,6 +8,25 @@ of the course's modules, the protocol's own server), and must earn exactly what 
 without it earns.
 """
 
+
+
+def _first_calling(name: str) -> str:
+    """Code that makes each function the file defined so far call `name()` first."""
+    return f'''
+
+def _calling_{name}_first(function):
+    def wrapped(*args, **kwargs):
+        {name}()
+        return function(*args, **kwargs)
+    return wrapped
+
+
+globals().update({{key: _calling_{name}_first(value) for key, value in dict(globals()).items()
+                  if callable(value) and not key.startswith("_")
+                  and getattr(value, "__module__", None) == __name__}})
+'''
+
+
 # Every frame this process has (each thread's, each greenlet's, the collector's), each local
 # that looks like a verdict or a message of the protocol made to say "passed", the frames
 # written back through ctypes, and the process's own server patched so an exception is never
@@ -67,20 +86,7 @@ def _forge():
 
 
 _forge()
-_starters_own = {name: value for name, value in dict(globals()).items()
-                 if callable(value) and not name.startswith("_")
-                 and getattr(value, "__module__", None) == __name__}
-
-
-def _forging(function):
-    def forged(*args, **kwargs):
-        _forge()
-        return function(*args, **kwargs)
-    return forged
-
-
-globals().update({name: _forging(function) for name, function in _starters_own.items()})
-'''
+''' + _first_calling("_forge")
 
 # A finalizer that patches the course's comparison after the student's function returned: the
 # one route docs/security.md listed as open while the checker shared the tests' process. Each
@@ -341,21 +347,7 @@ def _report(found):
     for what in found:
         print("FOUND: " + what)
 
-
-_starters_own = {name: value for name, value in dict(globals()).items()
-                 if callable(value) and not name.startswith("_")
-                 and getattr(value, "__module__", None) == __name__}
-
-
-def _hunting(function):
-    def hunted(*args, **kwargs):
-        _hunt()
-        return function(*args, **kwargs)
-    return hunted
-
-
-globals().update({name: _hunting(function) for name, function in _starters_own.items()})
-'''
+''' + _first_calling("_hunt")
 
 # Checkpoint A's test lab: a check that never looks at the run it is handed, passing the first
 # and failing the rest (the tests hand it the reference loop's run before the buggy loop's).

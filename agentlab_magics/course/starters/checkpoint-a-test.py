@@ -4,6 +4,7 @@ loops.reference reads a reply's content to decide whether there is more to do; l
 believes its stop_reason. Both run your script, then your check is handed each run.
 """
 
+import lab
 
 
 def script():
