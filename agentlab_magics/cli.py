@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from agentlab_magics.checking import TIME_LIMIT
+
 
 def _seconds(text: str) -> float:
     """argparse's type for a time limit: a usage error (exit 2) unless finite and positive."""
@@ -31,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
     check.add_argument("--harness", required=True, metavar="FILE", help="the file to check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
-                       help="seconds each test may take (default 10; above 0, at most a day)")
+    check.add_argument("--timeout", type=_seconds, default=TIME_LIMIT, metavar="S",
+                       help=f"seconds each test may take (default {TIME_LIMIT:g}, as the "
+                            "grader gives; above 0, at most a day)")
     notebooks = commands.add_parser(
         "notebooks", help="write the student notebook of every lesson into a folder, to work "
                           "through on your own in Jupyter")

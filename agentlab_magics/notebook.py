@@ -5,13 +5,12 @@ The magics only parse their line and display what these return.
 
 from __future__ import annotations
 
-import os
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentlab_magics.checking import CheckReport, TestOutcome, run
+from agentlab_magics.checking import TIME_LIMIT, CheckReport, TestOutcome, run
 from agentlab_magics.checking.student import (
     CodeProblem,
     as_in_the_cell,
@@ -61,14 +60,6 @@ def check_names(lab_id: str, namespace: dict, *, timeout: float | None = None,
     return _checked(lab.id, module, timeout, store, on_outcome=on_outcome)
 
 
-def time_limit() -> float:
-    """A test's time limit when none is asked for: 10 s for a student; while nbgrader grades,
-    the grading limit, so code that hangs costs seconds a test, not minutes."""
-    from agentlab_magics.grading import TIMEOUT
-
-    return TIMEOUT if os.environ.get("NBGRADER_EXECUTION") else 10.0
-
-
 def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
              store: ProgressStore | None, source: str | None = None,
              on_outcome: Callable[[TestOutcome], None] | None = None) -> CheckReport:
@@ -89,7 +80,7 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
 
     try:
         report = run(lab_id, module, source=source, on_outcome=arrived,
-                     timeout=time_limit() if timeout is None else timeout,
+                     timeout=TIME_LIMIT if timeout is None else timeout,
                      launch=local_spares().take)
     except KeyboardInterrupt:
         return _stopped(lab_id, len(finished))

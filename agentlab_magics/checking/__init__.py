@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agentlab_magics.checking.report import CheckReport, TestOutcome
 
-__all__ = ["CheckReport", "TestOutcome", "run"]
+__all__ = ["TIME_LIMIT", "CheckReport", "TestOutcome", "run"]
+
+TIME_LIMIT = 5.0
+"""Seconds a test may take, in every check (%%check, agentlab check, the grader's), so a test
+that passes in one passes in the others: honest tests take milliseconds, and code that hangs
+costs seconds a test, not minutes."""
 
 
 def run(lab_id: str, harness: Any, **options: Any) -> CheckReport:

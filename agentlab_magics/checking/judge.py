@@ -63,6 +63,10 @@ from agentlab_magics.lab.steps import Step
 STUDENT_MODULE = "agentlab_magics.checking.student_process"
 START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
 SEND_LIMIT = 5.0          # seconds a message waits for room in the pipe when no test runs
+CLOSE_LIMIT = 0.5         # seconds a student process has to end on its own (its atexit)
+# A student process's environment beyond its judge's: two malloc arenas, not one a thread
+# (each reserves 64 MB of the address space its memory cap counts)
+STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
 OUTPUT_CAP = 4_000        # characters of printed output kept for one test
 CROSSING_CAP = 20_000     # calls back into the judge one test may make
 SAFE_BUILTINS = frozenset(
@@ -356,21 +360,27 @@ class StudentProcess:
 
     def __init__(self, pid: int, read_fd: int, write_fd: int,
                  closers: list[Callable[[], None]]) -> None:
+        """`closers` end what the judge holds of the process, the end it writes to first."""
         self.pid, self.write_fd = pid, write_fd
+        self.closers = [_once(close) for close in closers]
         os.set_blocking(write_fd, False)  # a student process that stops reading holds nothing
         self.reader = Reader(read_fd)
-        self.closers = closers
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.alive = True
         self.strangers = Strangers()
+        self.handles: dict[int, Any] = {}
+        self.handle_ids: dict[int, int] = {}
+        self.next_number = 1
+        self.names: dict[str, bool] = {}
+        self.elsewhere: dict[str, str] = {}
         self.deadline: float | None = None
         self.on_message: Callable[[], None] | None = None
         self._reset_tables()
 
     def _reset_tables(self) -> None:
+        """Forget what one test handed over; the handles lent stay (and numbers are never
+        used twice in a process), as an object code kept from an earlier test stays itself."""
         self.refs: dict[int, Any] = {}
-        self.handles: dict[int, Any] = {}
-        self.handle_ids: dict[int, int] = {}
         self.remotes: dict[int, Remote] = {}
         self.foreigns: dict[int, Foreign] = {}
         self.scopes: list[Scope] = []  # per call running there, what it handed over
@@ -378,9 +388,6 @@ class StudentProcess:
         self.printed: list[str] = []
         self.printed_size = self.printed_dropped = 0
         self.crossings = 0
-        self.next_number = 1
-        self.names: dict[str, bool] = {}
-        self.elsewhere: dict[str, str] = {}
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -403,7 +410,8 @@ class StudentProcess:
     def local(cls) -> StudentProcess:
         """A student process on this machine: a fresh interpreter, in this folder, whose
         sys.path has neither the working folder nor a script's (the load adds what it needs)."""
-        return cls.start([sys.executable, "-P", "-m", STUDENT_MODULE], cwd=os.getcwd())
+        return cls.start([sys.executable, "-P", "-m", STUDENT_MODULE], cwd=os.getcwd(),
+                         env={**os.environ, **STUDENT_ENV})
 
     @classmethod
     def forked(cls, module: Any, filename: str) -> StudentProcess:
@@ -426,7 +434,7 @@ class StudentProcess:
         os.close(theirs_read)
         os.close(theirs_write)
         process = cls(pid, ours_read, ours_write,
-                      [lambda: os.close(ours_read), lambda: os.close(ours_write)])
+                      [lambda: os.close(ours_write), lambda: os.close(ours_read)])
         process.hello()
         return process
 
@@ -458,9 +466,8 @@ class StudentProcess:
                 write_frame(self.write_fd, protocol.RESET, time.monotonic() + SEND_LIMIT)
             except (OSError, FrameLate):
                 self.kill()
-        names, elsewhere = self.names, self.elsewhere
         self._reset_tables()
-        self.names, self.elsewhere, self.deadline, self.on_message = names, elsewhere, None, None
+        self.deadline, self.on_message = None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
@@ -712,6 +719,27 @@ class StudentProcess:
         ending = self.kill()
         return Ended(ending)
 
+    def close(self) -> None:
+        """End the process as a check ends: its pipe closed, it runs its own atexit and ends
+        (within CLOSE_LIMIT, else it is killed like any)."""
+        if self.alive:
+            try:
+                self.closers[0]()  # the judge's end of the pipe it reads: it reads no more
+            except OSError:
+                pass
+            ended = time.monotonic() + CLOSE_LIMIT
+            while time.monotonic() < ended and not self._ended():
+                time.sleep(0.005)
+        self.kill()
+
+    def _ended(self) -> bool:
+        """Whether the process has ended, without reaping it."""
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) \
+                is not None
+        except ChildProcessError:
+            return True
+
     def kill(self) -> str:
         """Kill the process and everything it started; how it had ended, if it had."""
         ending = "killed"
@@ -738,9 +766,22 @@ class StudentProcess:
             for close in self.closers:
                 try:
                     close()
-                except OSError:
+                except (OSError, ValueError):  # one closed already
                     pass
         return ending
+
+
+def _once(close: Callable[[], None]) -> Callable[[], None]:
+    """`close`, done the first time only (a descriptor's number may be another's by the
+    second)."""
+    done: list[bool] = []
+
+    def closing() -> None:
+        if not done:
+            done.append(True)
+            close()
+
+    return closing
 
 
 def _reaped(popen: subprocess.Popen) -> None:

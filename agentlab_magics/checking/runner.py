@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentlab_magics.checking import TIME_LIMIT
 from agentlab_magics.checking.judge import (
     OUTPUT_CAP,
     Ended,
@@ -146,7 +147,7 @@ class Source:
     filename: str
 
 
-def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = 10.0,
+def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = TIME_LIMIT,
         only: list[str] | None = None, held_back: bool = False,
         source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None,
         launch: Launch | None = None) -> CheckReport:
@@ -243,13 +244,13 @@ class Trial:
                     process = started
                 outcome = self.outcome(test, process)
                 if self.lab.fresh_per_test:
-                    process.kill()
+                    process.close()
                 outcomes.append(outcome)
                 if on_outcome is not None:
                     on_outcome(outcome)
         finally:
             if process is not None:
-                process.kill()
+                process.close()
         return CheckReport(lab_id=self.lab.id, title=self.lab.title, outcomes=outcomes)
 
     def start(self) -> StudentProcess | str:

@@ -92,7 +92,7 @@ class Handle:
     reading one of its attributes asks for a copy. Nothing done to it here changes the
     judge's object."""
 
-    __slots__ = ("_ident",)
+    __slots__ = ("__weakref__", "_ident")
 
     def __init__(self, ident: int) -> None:
         self._ident = ident
@@ -257,10 +257,9 @@ class Server:
     def answer(self, message: dict) -> None:
         """Do what one message of the judge's asks, and answer it (a reset needs no answer)."""
         kind = message["k"]
-        if kind == "reset":
+        if kind == "reset":  # the handles stay: code may keep an object from an earlier test
             self.exported.clear()
             self.export_ids.clear()
-            self.handles.clear()
             return
         call = Call(self.incoming.arriving, [*message.get("a", ()),
                                              *message.get("kw", {}).values()])
@@ -561,8 +560,21 @@ def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
                            "out": "", "sync": []})
     try:
         SERVER.serve()
-    except BaseException:  # the judge went away, or the conversation broke: nothing to say
+    except BaseException:  # the judge closed the pipe (the check is over), or it broke
         pass
+    finally:
+        _end(atexit_too=module is None)
+
+
+def _end(atexit_too: bool) -> None:
+    """End, at once whatever its threads still do; a fresh process first runs the code's
+    atexit functions and finalizers (a temporary folder removed). A fork of the judge's
+    process (`module` given) never does: they are its judge's."""
+    try:
+        if atexit_too:
+            import atexit
+
+            atexit._run_exitfuncs()
     finally:
         os._exit(0)
 

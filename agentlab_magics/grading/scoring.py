@@ -16,7 +16,7 @@ import os
 import resource
 import sys
 
-from agentlab_magics.checking.judge import STUDENT_MODULE, StudentProcess
+from agentlab_magics.checking.judge import STUDENT_ENV, STUDENT_MODULE, StudentProcess
 from agentlab_magics.checking.runner import Launch, run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.grading import TIMEOUT
@@ -34,7 +34,7 @@ def sandboxed(hidden: list[str]) -> Launch:
         command = sandbox.command(trusted_python(STUDENT_MODULE))
         return StudentProcess.start(
             command, cwd=str(sandbox.scratch), cleanup=sandbox.clean,
-            env={k: v for k, v in os.environ.items() if k in KEPT_ENV})
+            env={**{k: v for k, v in os.environ.items() if k in KEPT_ENV}, **STUDENT_ENV})
 
     return launch
 
