@@ -78,12 +78,14 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
 
     from agentlab_magics.checking.spares import local_spares
 
+    spares = local_spares()
     try:
         report = run(lab_id, module, source=source, on_outcome=arrived,
-                     timeout=TIME_LIMIT if timeout is None else timeout,
-                     launch=local_spares().take)
+                     timeout=TIME_LIMIT if timeout is None else timeout, launch=spares.take)
     except KeyboardInterrupt:
         return _stopped(lab_id, len(finished))
+    finally:
+        spares.refill()
     if report.problem is None:
         store = store or ProgressStore()
         try:

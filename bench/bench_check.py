@@ -158,8 +158,8 @@ def main(repeats: int = 15) -> None:
         lab = find_lab(lab_id)
         module = load(lab.reference, f"{lab.module}.py", lab.module)
         count = len(run(lab.id, "", source=lab.reference).outcomes)
-        # warm, as a student's next check finds it: the spare started during the last check
-        # has said hello (a student takes seconds to edit a cell; a spare takes 50 ms)
+        # warm, as a student's next check finds it: the processes made ahead after the last
+        # check have said hello (a student takes seconds to edit a cell; a start, 50 ms)
         checked = median_ms(lambda: run(lab.id, module, source=lab.reference,
                                         launch=spares.take), repeats, before=spares.ready)
         called = median_ms(lambda: floor(lab, module), repeats)

@@ -256,22 +256,20 @@ def tree_shaped(tops: list[Any]) -> None:
     """Each of `tops` (the values of one message) is a tree: every list, dict and tuple in it
     is reached once, so none holds itself and no walk of it (a test's, a report's) can loop or
     grow past what is there. Two tops may share a part (a list handed to a call, returned
-    whole, and synced back)."""
+    whole, and synced back). A dict's keys are not walked: a key that holds a list or dict
+    cannot be hashed, and a tuple cannot hold itself."""
     for top in tops:
+        if type(top) not in CONTAINERS:
+            continue
         seen: set[int] = set()
         stack = [top]
         while stack:
             node = stack.pop()
-            if type(node) not in CONTAINERS:
-                continue
             if id(node) in seen:
                 raise NotATree
             seen.add(id(node))
-            stack.extend(_children(node))
-
-
-def _children(value: Any) -> Any:
-    return (item for pair in value.items() for item in pair) if type(value) is dict else value
+            stack += [child for child in (node.values() if type(node) is dict else node)
+                      if type(child) in CONTAINERS]
 
 
 def public(value: Any) -> tuple[list[str], list[str]]:

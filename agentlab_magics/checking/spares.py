@@ -2,7 +2,7 @@
 
 A check needs a fresh student process (nothing of an earlier check may linger in it), and an
 interpreter takes a few tens of milliseconds to start, a sandbox a few hundred. `Spares`
-starts the next one while the current check runs, so the next check finds it ready. Every
+makes the next check's processes ahead, so it finds them ready. Every
 start happens on the one thread `Spares` keeps for the purpose, which lives until `close`: a
 sandboxed process dies with the thread that started it.
 """
@@ -15,35 +15,52 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from agentlab_magics.checking.judge import StudentProcess
 
+MOST = 8  # processes made ahead at once (a lab that gives each test a fresh one takes more)
+
 
 class Spares:
-    """Hands out fresh student processes made by `launch`, one always made ahead."""
+    """Hands out fresh student processes made by `launch`, made ahead: as many as the last
+    check took (at most MOST), started by `refill`, or at each take when `eager`."""
 
-    def __init__(self, launch: Callable[[], StudentProcess]) -> None:
-        self.launch = launch
+    def __init__(self, launch: Callable[[], StudentProcess], eager: bool = False) -> None:
+        self.launch, self.eager = launch, eager
         self.starter = ThreadPoolExecutor(1, thread_name_prefix="agentlab-student")
-        self.ahead: Future | None = None
+        self.made: list[Future] = []
+        self.taken = 0
 
     def take(self) -> StudentProcess:
-        """A fresh process that has said hello; the next one starts at once."""
-        taken = self.ahead or self.starter.submit(self.launch)
-        self.ahead = self.starter.submit(self.launch)
+        """A fresh process that has said hello: one made ahead, else one started now."""
+        taken = self.made.pop(0) if self.made else self.starter.submit(self.launch)
+        self.taken += 1
+        if self.eager:
+            self.refill()
         return taken.result()
 
+    def refill(self) -> None:
+        """Start making ahead what the next check will take (as many as the last took). A
+        kernel refills after a check, so no start competes with the check for the CPU; the
+        grader, whose sandboxes take longer to start, refills at each take (`eager`)."""
+        wanted = min(max(self.taken, 1), MOST)
+        self.taken = 0
+        while len(self.made) < wanted:
+            self.made.append(self.starter.submit(self.launch))
+
     def ready(self) -> None:
-        """Wait until the process made ahead has said hello (a bench's warm start)."""
-        if self.ahead is None:
-            self.ahead = self.starter.submit(self.launch)
-        self.ahead.exception()
+        """Refill, and wait until the processes made ahead have said hello (a bench's warm
+        start)."""
+        self.refill()
+        for made in self.made:
+            made.exception()
 
     def close(self) -> None:
-        """Kill the process made ahead, and end the starting thread."""
-        ahead, self.ahead = self.ahead, None
-        if ahead is not None and not ahead.cancel():
-            try:
-                ahead.result().kill()
-            except BaseException:  # it never started: nothing to kill
-                pass
+        """Kill the processes made ahead, and end the starting thread."""
+        made, self.made = self.made, []
+        for ahead in made:
+            if not ahead.cancel():
+                try:
+                    ahead.result().kill()
+                except BaseException:  # it never started: nothing to kill
+                    pass
         self.starter.shutdown(wait=True)
 
 

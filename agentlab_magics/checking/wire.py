@@ -36,6 +36,7 @@ HEADER = struct.Struct("<I")
 FRAME_CAP = 32 << 20          # bytes of one frame
 DEPTH_CAP = 100               # containers inside containers in one value
 INT_BITS_CAP = 12_000         # bits of an int carried as JSON (Python prints about 4,300 digits)
+SPIN = 300e-6                 # seconds a reader looks for a frame before it sleeps
 SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -95,14 +96,27 @@ class Reader:
             self._fill(deadline)
 
     def _fill(self, deadline: float | None) -> None:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                raise TimedOut("no frame before the deadline")
+        if not self._readable(deadline):
+            raise TimedOut("no frame before the deadline")
         chunk = os.read(self.fd, 1 << 20)
         if not chunk:
             raise PeerGone("the pipe was closed")
         self.buffer += chunk
+
+
+    def _readable(self, deadline: float | None) -> bool:
+        """Whether bytes came before `deadline`: looked for without sleeping for SPIN seconds
+        first, since the other side mostly answers within them and waking a sleeping reader
+        costs more than a crossing (tens of microseconds against a few, measured by
+        bench_check)."""
+        spun = time.perf_counter() + SPIN
+        while time.perf_counter() < spun:
+            if select.select([self.fd], [], [], 0)[0]:
+                return True
+        if deadline is None:
+            return bool(select.select([self.fd], [], [])[0])
+        left = deadline - time.monotonic()
+        return left > 0 and bool(select.select([self.fd], [], [], left)[0])
 
 
 def _decoded(body: bytes, hook: Callable[[dict], Any] | None) -> Any:

@@ -43,7 +43,7 @@ def main() -> None:
     # the soft limit only: the sandboxes this process starts set their own
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, resource.getrlimit(resource.RLIMIT_AS)[1]))
     request = json.loads(sys.stdin.read())
-    spares = Spares(sandboxed(request["hidden"]))
+    spares = Spares(sandboxed(request["hidden"]), eager=True)
     try:
         for check in request["checks"]:
             report = run(check["lab"], "", source=request["answers"][check["lab"]],
