@@ -113,6 +113,9 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                             "instead of a local one")
     grade.add_argument("--force", action="store_true",
                        help="grade again even the submissions that did not change")
+    grade.add_argument("--without-sandbox", action="store_true",
+                       help="grade even on workers that can make no sandbox (`agentlab course "
+                            "sandbox` says 'none'): not for credit, and the summary says so")
     course_commands.add_parser(
         "sandbox", help="say which grading sandbox this machine gives and what it holds back")
     demo = course_commands.add_parser(
@@ -159,9 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "course" and args.course_command == "autograde":
         return _course_autograde(args)
     if args.command == "course" and args.course_command == "sandbox":
-        from agentlab_magics.grading.sandbox import describe, detect
+        from agentlab_magics.grading.sandbox import describe, detect, what_it_gives
 
         print(describe(detect()))
+        print("\nWhat this machine gives the sandbox:")
+        print("\n".join(f"  {line}" for line in what_it_gives()))
         return 0
     from agentlab_magics.course import UnknownLab, find_lab, labs
 
@@ -347,7 +352,8 @@ def _course_autograde(args: argparse.Namespace) -> int:
 
         summary = autograde_course(args.course, args.assignment, students=args.students,
                                    workers=args.workers, scheduler=args.scheduler,
-                                   force=args.force, progress=sys.stderr)
+                                   force=args.force, progress=sys.stderr,
+                                   without_sandbox=args.without_sandbox)
     except (NbgraderMissing, NbgraderFailed) as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
@@ -402,6 +408,12 @@ def _course_demo(args: argparse.Namespace) -> int:
     students, assignments = len(run.table.students), len(run.table.assignments)
     print(f"\n{students} student{'s' * (students != 1)} handed in {assignments} "
           f"assignment{'s' * (assignments != 1)}, graded by nbgrader in {run.seconds:.0f} s.")
+    from agentlab_magics.grading.sandbox import detect
+
+    mode = detect()
+    print(f"Sandbox mode {mode!r}" + (": none could be made here, so the simulated students "
+                                       "ran as you (`agentlab course sandbox` says why)."
+                                       if mode == "none" else "."))
     if args.keep:
         print(f"Everything is kept in {args.keep}: the feedback pages are in "
               f"{args.keep / 'course' / 'feedback'}, each command's log in {args.keep / 'logs'}.")

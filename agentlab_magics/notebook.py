@@ -85,7 +85,7 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
     except KeyboardInterrupt:
         return _stopped(lab_id, len(finished))
     finally:
-        spares.refill()
+        spares.refill(processes_per_check(lab_id))
     if report.problem is None:
         store = store or ProgressStore()
         try:
@@ -109,6 +109,12 @@ def _test_count(lab_id: str) -> int:
     from agentlab_magics.checking.runner import lab_tests
 
     return len(lab_tests(find_lab(lab_id)))
+
+
+def processes_per_check(lab_id: str) -> int:
+    """How many fresh student processes a %%check of the lab takes when its code behaves: one
+    for each test where the lab gives each test its own, else one."""
+    return _test_count(lab_id) if find_lab(lab_id).fresh_per_test else 1
 
 
 class LiveMarks:

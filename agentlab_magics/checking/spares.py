@@ -19,36 +19,32 @@ MOST = 8  # processes made ahead at once (a lab that gives each test a fresh one
 
 
 class Spares:
-    """Hands out fresh student processes made by `launch`, made ahead: as many as the last
-    check took (at most MOST), started by `refill`, or at each take when `eager`."""
+    """Hands out fresh student processes made by `launch`, made ahead by `refill` (at each
+    take when `eager`)."""
 
     def __init__(self, launch: Callable[[], StudentProcess], eager: bool = False) -> None:
         self.launch, self.eager = launch, eager
         self.starter = ThreadPoolExecutor(1, thread_name_prefix="agentlab-student")
         self.made: list[Future] = []
-        self.taken = 0
 
     def take(self) -> StudentProcess:
         """A fresh process that has said hello: one made ahead, else one started now."""
         taken = self.made.pop(0) if self.made else self.starter.submit(self.launch)
-        self.taken += 1
         if self.eager:
             self.refill()
         return taken.result()
 
-    def refill(self) -> None:
-        """Start making ahead what the next check will take (as many as the last took). A
-        kernel refills after a check, so no start competes with the check for the CPU; the
-        grader, whose sandboxes take longer to start, refills at each take (`eager`)."""
-        wanted = min(max(self.taken, 1), MOST)
-        self.taken = 0
-        while len(self.made) < wanted:
+    def refill(self, count: int = 1) -> None:
+        """Start making ahead what the next check will take: `count` processes (at most
+        MOST). A kernel refills after a check, so no start competes with the check for the
+        CPU; the grader, whose sandboxes take longer to start, refills at each take."""
+        while len(self.made) < min(count, MOST):
             self.made.append(self.starter.submit(self.launch))
 
-    def ready(self) -> None:
+    def ready(self, count: int = 1) -> None:
         """Refill, and wait until the processes made ahead have said hello (a bench's warm
         start)."""
-        self.refill()
+        self.refill(count)
         for made in self.made:
             made.exception()
 

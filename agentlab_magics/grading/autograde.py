@@ -38,7 +38,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Float, Integer, List, Type, Unicode
+from traitlets import Bool, Float, Integer, List, Type, Unicode
 
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.runner import lab_tests
@@ -52,9 +52,16 @@ from agentlab_magics.grading.cells import (
     lab_sources,
     without_hidden,
 )
-from agentlab_magics.grading.jail import trusted_python
+from agentlab_magics.grading.limits import trusted_python
 from agentlab_magics.grading.output import DROPPED
-from agentlab_magics.grading.sandbox import KEPT_ENV, Sandbox, dies_with_parent
+from agentlab_magics.grading.sandbox import (
+    KEPT_ENV,
+    Sandbox,
+    SandboxMissing,
+    detect,
+    dies_with_parent,
+    setuid_files,
+)
 from agentlab_magics.grading.submission import require_plain_files
 
 MESSAGE_CAP = 256 << 20  # bytes of one message from the kernel
@@ -122,7 +129,10 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         assert self.sandbox is not None, "prepare() gives the kernel its sandbox first"
-        return self.sandbox.command(super().format_kernel_cmd(extra_arguments))
+        # its parent is the sandbox's pid 1, not the grader: no polling for the parent (the
+        # kernel ends with the sandbox)
+        return self.sandbox.command([*super().format_kernel_cmd(extra_arguments),
+                                     "--IPKernelApp.parent_handle=0"])
 
     async def _async_pre_start_kernel(self, **kw):
         self.kernel_spec.interrupt_mode = "message"
@@ -155,6 +165,10 @@ class ScoredOutside(Execute):
         "Seconds the kernel may spend on the whole notebook: cells not begun by then are not "
         "run (their scores do not depend on it), so no submission holds up the others for "
         "long.")).tag(config=True)
+    without_sandbox = Bool(False, help=(
+        "Grade even where no sandbox can be made (`agentlab course sandbox` says 'none'): the "
+        "submission then runs as the grader, and its scores are not to be trusted for "
+        "credit.")).tag(config=True)
     received_limit = Integer(1_000_000, help=(
         "Characters of output kept per cell while the kernel runs it: what comes after is "
         "dropped as it arrives (and counted for CapOutput's notice), so a flood never fills "
@@ -226,6 +240,12 @@ class ScoredOutside(Execute):
         return cell, resources
 
     def preprocess(self, nb, resources=None, km=None):
+        if detect() == "none" and not self.without_sandbox:
+            raise SandboxMissing(
+                "No grading sandbox can be made on this machine (`agentlab course sandbox` "
+                "says why), and a submission graded without one runs as the grader. Grade "
+                "where one can, or set c.ScoredOutside.without_sandbox = True (`agentlab "
+                "course autograde --without-sandbox`) to grade anyway, not for credit.")
         require_plain_files(self._submitted_folder(resources or {}))
         graded = [(cell, grade_calls(cell.source)) for cell in nb.cells if is_graded(cell)]
         answers = self._answers(nb)
@@ -319,7 +339,8 @@ def judged(checks: list[dict], answers: dict[str, str], hidden: list[str]
     try:
         done = subprocess.run(
             [*dies_with_parent(), *trusted_python("agentlab_magics.grading.scoring")],
-            input=json.dumps({"checks": checks, "answers": answers, "hidden": hidden}),
+            input=json.dumps({"checks": checks, "answers": answers, "hidden": hidden,
+                              "covered": setuid_files()}),
             capture_output=True, text=True, timeout=budget)
         lines = done.stdout.splitlines()
         why = (done.stderr.strip().splitlines() or [f"it exited with code {done.returncode}"]

@@ -58,10 +58,12 @@ class BatchProblem(Exception):
 def autograde_course(course: Path, assignment: str, *, students: Sequence[str] | None = None,
                      workers: int | None = None, scheduler: str | None = None,
                      force: bool = False, nbgrader: Nbgrader | None = None,
-                     progress: TextIO | None = None) -> BatchSummary:
+                     progress: TextIO | None = None,
+                     without_sandbox: bool = False) -> BatchSummary:
     """Autograde `assignment`'s submissions in `course` (those of `students`, or all) on a
     LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
-    scheduler is at `scheduler`; merge each into the course and say what became of each."""
+    scheduler is at `scheduler`; merge each into the course and say what became of each. A
+    worker that can make no sandbox grades only `without_sandbox`, and the summary says so."""
     began = time.time()
     records: dict[str, Record] = {}
     stopped = False
@@ -71,7 +73,7 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
         configuration = pool.submit((nbgrader or Nbgrader()).configuration, course)
         with _client(workers, scheduler) as client:
             where = _Course(configuration.result())
-            kit = where.kit(assignment)
+            kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
             todo = _todo(where, kit, students, force, records)
             try:
                 if todo:
@@ -164,7 +166,7 @@ def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None
     graded: Graded = future.result()
     where.keep_log(kit.assignment, graded)
     record.worker, record.started, record.finished = graded.worker, graded.started, graded.finished
-    record.phases = graded.phases
+    record.phases, record.sandbox = graded.phases, graded.sandbox
     if graded.scores is None:
         record.status, record.problem = "failed", graded.problem
         return

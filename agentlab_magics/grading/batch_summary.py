@@ -26,6 +26,7 @@ class Record(BaseModel):
     merged: float | None = None
     problem: str | None = None
     phases: dict[str, float] = {}
+    sandbox: str = ""  # the mode of the sandbox it was graded in
 
 
 class BatchSummary(BaseModel):
@@ -57,7 +58,17 @@ class BatchSummary(BaseModel):
                                                              "cancelled") if self.count(s))
         rows.append(f"\n{self.assignment}: {counts or 'no submissions'} in {self.seconds:.1f} s "
                     f"on {self.cluster}.")
-        return "\n".join(rows)
+        rows.append(self._sandboxes())
+        return "\n".join(rows).rstrip("\n")
+
+    def _sandboxes(self) -> str:
+        """Which sandbox the graded submissions had; a warning for any graded without one."""
+        modes = [r.sandbox for r in self.records if r.status == "graded" and r.sandbox]
+        bare = modes.count("none")
+        if bare:
+            return (f"{bare} submission(s) graded WITHOUT a sandbox (--without-sandbox): they "
+                    "ran as the grader; do not use these scores for credit.")
+        return f"Sandbox: {', '.join(sorted(set(modes)))}." if modes else ""
 
     def to_json(self) -> str:
         """The summary as JSON, each time also written out in ISO 8601 (UTC)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentlab_magics.grading.gradebook_copy import Scores, StudentPart, read_scores, write_student
+from agentlab_magics.grading.sandbox import detect
 
 
 class Kit(BaseModel):
@@ -36,6 +37,7 @@ class Kit(BaseModel):
     gradebook_shape: str  # that structure, as JSON (part of a submission's fingerprint)
     source_files: dict[str, bytes]  # the assignment's source folder, notebooks left out
     hidden: list[str]  # the course's own folders: hidden from the submission where they exist
+    without_sandbox: bool = False  # grade even where a worker can make no sandbox
 
 
 class Submission(BaseModel):
@@ -58,6 +60,7 @@ class Graded(BaseModel):
     started: float = 0.0  # wall-clock times on the worker
     finished: float = 0.0
     phases: dict[str, float] = {}  # seconds spent, by phase
+    sandbox: str = ""  # the worker's sandbox mode (sandbox.detect)
 
 
 def grade_one(kit: Kit, submission: Submission) -> Graded:
@@ -79,7 +82,8 @@ def grade_one(kit: Kit, submission: Submission) -> Graded:
         phases = {"scratch course": time.time() - started}
         result, spent = _autograde(config, dirs, kit.assignment, student)
         phases.update(spent)
-        graded = Graded(student=student, log=result.get("log", ""), worker=_worker())
+        graded = Graded(student=student, log=result.get("log", ""), worker=_worker(),
+                        sandbox=detect())
         if result["success"]:
             read = time.time()
             graded.scores = read_scores(db_url, kit.course_id, kit.assignment, student)
@@ -104,6 +108,8 @@ def _scratch_config(kit: Kit, course: Path):
     config.CourseDirectory.db_url = f"sqlite:///{course / 'gradebook.db'}"
     config.ScoredOutside.hidden_paths = [*config.ScoredOutside.get("hidden_paths", []),
                                          *(p for p in kit.hidden if os.path.exists(p))]
+    if kit.without_sandbox:
+        config.ScoredOutside.without_sandbox = True
     return config
 
 

@@ -1,12 +1,12 @@
 """The grader's judge, a process of its own: `python -P -m agentlab_magics.grading.scoring`.
 
 It reads one request on standard input, {"checks": [{"lab", "held_back", "only"}], "answers":
-{lab id: the lab cell's source}, "hidden": [paths]}, checks each lab cell's source as asked
-(the tests run here; the student's code in a fresh student process in a sandbox of its own,
-made ahead by `Spares`), and writes one CheckReport per check, a JSON line each, in the
-request's order. The grader (`autograde.score_jobs`) starts it under a memory cap and waits
-for it no longer than the checks' time: whatever a submission makes the judge do, no grader
-waits on it past that, and a report it did not write scores 0 with a sentence.
+{lab id: the lab cell's source}, "hidden": [paths], "covered": [setuid files]}, checks each lab
+cell's source as asked (the tests run here; the student's code in a fresh student process in a
+sandbox of its own, made ahead by `Spares`), and writes one CheckReport per check, a JSON line
+each, in the request's order. The grader (`autograde.score_jobs`) starts it under a memory cap
+and waits for it no longer than the checks' time: whatever a submission makes the judge do, no
+grader waits on it past that, and a report it did not write scores 0 with a sentence.
 """
 
 from __future__ import annotations
@@ -20,17 +20,18 @@ from agentlab_magics.checking.judge import STUDENT_ENV, STUDENT_MODULE, StudentP
 from agentlab_magics.checking.runner import Launch, run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.grading import TIMEOUT
-from agentlab_magics.grading.jail import trusted_python
+from agentlab_magics.grading.limits import trusted_python
 from agentlab_magics.grading.sandbox import KEPT_ENV, Sandbox
 
 MEMORY = 3 << 30   # bytes of address space the judge may use
 
 
-def sandboxed(hidden: list[str]) -> Launch:
+def sandboxed(hidden: list[str], covered: list[str]) -> Launch:
     """Starts student processes, each in a sandbox of its own that hides `hidden` (and what
-    every sandbox hides: the instructor's package, a source checkout)."""
+    every sandbox hides: the instructor's package) and covers `covered` (the grader's list
+    of the machine's setuid files)."""
     def launch() -> StudentProcess:
-        sandbox = Sandbox(hidden=hidden)
+        sandbox = Sandbox(hidden=hidden, covered=covered)
         command = sandbox.command(trusted_python(STUDENT_MODULE))
         return StudentProcess.start(
             command, cwd=str(sandbox.scratch), cleanup=sandbox.clean,
@@ -43,7 +44,7 @@ def main() -> None:
     # the soft limit only: the sandboxes this process starts set their own
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, resource.getrlimit(resource.RLIMIT_AS)[1]))
     request = json.loads(sys.stdin.read())
-    spares = Spares(sandboxed(request["hidden"]), eager=True)
+    spares = Spares(sandboxed(request["hidden"], request["covered"]), eager=True)
     try:
         for check in request["checks"]:
             report = run(check["lab"], "", source=request["answers"][check["lab"]],

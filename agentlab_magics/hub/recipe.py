@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentlab_magics.grading.jail import SYSTEM_PATH, closed_ancestor
+from agentlab_magics.grading.limits import SYSTEM_PATH, closed_ancestor
 from agentlab_magics.grading.sandbox import own_tree
 from agentlab_magics.hub.plan import PLAN, HubPlan
 

@@ -114,8 +114,11 @@ def run_demo(course: Path, folder: Path, students: Sequence[str] = STUDENTS, *,
         def autograde(assignment: str, needs: Sequence[Task]) -> Task:
             def run() -> None:
                 log = io.StringIO()
+                # simulated students, not for credit: graded on any machine, the sandbox's
+                # mode said at the end
                 summary = autograde_course(home, assignment, scheduler=scheduler,
-                                           nbgrader=nbgrader, progress=log)
+                                           nbgrader=nbgrader, progress=log,
+                                           without_sandbox=True)
                 log.write(summary.render() + "\n")
                 for path in sorted(log_folder(home, assignment).glob("*.log")):
                     log.write(f"\n{path.stem}:\n{path.read_text(encoding='utf-8')}")

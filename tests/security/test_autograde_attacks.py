@@ -43,9 +43,8 @@ from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
 from agentlab_magics.term.nbgrader_cli import LAUNCH, Nbgrader
-from agentlab_magics.grading.jail import outermost
 from agentlab_magics.grading.output import NOTICE
-from agentlab_magics.grading.sandbox import detect, instructor_paths, interpreter_paths
+from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
 from tests.security.forgeries import (
     FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS, RESTORING_EXACT)
 
@@ -715,6 +714,15 @@ class Round:
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
+def _outermost(paths: list[str]) -> list[str]:
+    """`paths` less those inside another of them."""
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(path.startswith(other.rstrip("/") + "/") for other in kept):
+            kept.append(path)
+    return kept
+
+
 def _fill(text: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
@@ -869,7 +877,7 @@ def graded(tmp_path_factory) -> Round:
     report = folder / "left-over.json"
     # the round's folder, and the interpreter's and the instructor package's folders where
     # they lie in a temporary folder (a checkout under /tmp): private_tmp.py binds them back
-    kept = [arg for path in outermost([str(folder), *interpreter_paths(), *instructor_paths()])
+    kept = [arg for path in _outermost([str(folder), *readable(), *instructor_paths()])
             if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
     try:
         done = subprocess.run(

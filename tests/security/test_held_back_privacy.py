@@ -14,29 +14,37 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from pathlib import Path
 
 import pytest
+
+import agentlab_magics
 
 from agentlab_magics.checking import run
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.grading.scoring import sandboxed
-from agentlab_magics.grading.sandbox import detect
+from agentlab_magics.grading.sandbox import detect, setuid_files
 from tests.security.forgeries import HELD_BACK_HUNT
 
+STUDENT_PACKAGE = Path(agentlab_magics.__file__).parent
 LABS = [lab_id for lab_id in labs() if held_back_module(find_lab(lab_id)) is not None]
 
 
 def needles(lab_id: str) -> set[str]:
-    """The digests of the held-back tests' names and of their code lines that are not data:
-    what no student process may hold."""
+    """The digests of the held-back tests' names and of their code lines that are not data
+    and not in the student's own install (a line of a lab's answer that a later lab's starter
+    holds): what no student process may hold."""
     lab = find_lab(lab_id)
     names = [test.name for test in lab_tests(lab, held_back=True) if test.held_back]
     lines = [line.strip() for line in inspect.getsource(held_back_module(lab)).splitlines()
              if len(line.strip()) >= 30 and not line.strip().startswith(
                  ('"', "'", 'f"', "f'", "#", "def ", "from ", "import "))]
-    return {hashlib.sha256(text.encode()).hexdigest() for text in names + lines}
+    shipped = {line.strip() for path in STUDENT_PACKAGE.rglob("*.py")
+               for line in path.read_text(encoding="utf-8").splitlines()}
+    return {hashlib.sha256(text.encode()).hexdigest() for text in names + lines
+            if text not in shipped}
 
 
 def hunted(lab_id: str, launch=None):
@@ -55,7 +63,7 @@ def found(report) -> list[str]:
 @pytest.mark.skipif(detect() == "none", reason="the grader's sandbox is needed here")
 @pytest.mark.parametrize("lab_id", LABS)
 def test_no_held_back_text_reaches_the_graders_student_process(lab_id):
-    report = hunted(lab_id, launch=sandboxed([]))
+    report = hunted(lab_id, launch=sandboxed([], setuid_files()))
     assert report.all_passed, (report.problem, [o.message for o in report.outcomes])
     assert found(report) == []
 
