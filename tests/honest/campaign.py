@@ -37,7 +37,6 @@ import functools
 import io
 import multiprocessing
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -367,24 +366,12 @@ class Campaign:
     def _nbgrader_round(self) -> dict[str, Graded]:
         from nbgrader.api import Gradebook, MissingEntry
 
-        from agentlab_magics.term.nbgrader_cli import Nbgrader, NbgraderFailed
+        from agentlab_magics.term.nbgrader_cli import NbgraderFailed
+        from tests.nbgrader_course import round_course
         from agentlab_magics.term.students import harness_cells, lab_of
 
-        repo = Path(__file__).resolve().parents[2]
         root = self.folder / "nbgrader"
-        course = root / "course"
-        shutil.copytree(repo / "nbgrader_course" / "source", course / "source")
-        shutil.copy(repo / "nbgrader_course" / "nbgrader_config.py", course)
-        for made in ("exchange", "jupyter-config"):
-            (root / made).mkdir(parents=True)
-        nbgrader = Nbgrader({"AGENTLAB_EXCHANGE": str(root / "exchange"),
-                             "AGENTLAB_PROGRESS": str(root / "progress.json"),
-                             "JUPYTER_CONFIG_DIR": str(root / "jupyter-config")})
-        nbgrader.run("generate_assignment", "*", cwd=course)
-        roster = root / "students.csv"
-        roster.write_text("id\n" + "".join(f"{style}\n" for style in self.styles),
-                          encoding="utf-8")
-        nbgrader.run("db", "student", "import", str(roster), cwd=course)
+        course, nbgrader = round_course(root, "*", list(self.styles))
         self.sources_made.wait()
         for style in self.styles:
             assignment = assignment_of(style)

@@ -26,7 +26,6 @@ import inspect
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -42,9 +41,10 @@ from nbformat.v4 import new_code_cell
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
-from agentlab_magics.term.nbgrader_cli import LAUNCH, Nbgrader
+from agentlab_magics.term.nbgrader_cli import LAUNCH
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
+from tests.nbgrader_course import round_course
 from tests.security.forgeries import (
     FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS, RESTORING_EXACT)
 
@@ -836,18 +836,7 @@ def _grades(db_url: str) -> dict[str, dict[str, tuple]]:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> Round:
     folder = tmp_path_factory.mktemp("autograde-attacks")
-    course = folder / "course"
-    shutil.copytree(COURSE / "source" / LAB, course / "source" / LAB)
-    shutil.copy(COURSE / "nbgrader_config.py", course)
-    for made in ("exchange", "jupyter-config"):
-        (folder / made).mkdir()
-    nbgrader = Nbgrader({"AGENTLAB_EXCHANGE": str(folder / "exchange"),
-                         "AGENTLAB_PROGRESS": str(folder / "progress.json"),
-                         "JUPYTER_CONFIG_DIR": str(folder / "jupyter-config")})
-    nbgrader.run("generate_assignment", LAB, cwd=course)
-    roster = folder / "students.csv"
-    roster.write_text("id\n" + "".join(f"{s}\n" for s in STUDENTS), encoding="utf-8")
-    nbgrader.run("db", "student", "import", str(roster), cwd=course)
+    course, nbgrader = round_course(folder, LAB, STUDENTS)
 
     listener = Listener()
     values = {"COURSE": str(course), "ROUND": str(folder), "MARK": MARK,

@@ -14,7 +14,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -34,7 +33,7 @@ from agentlab_magics.grading.sandbox import (
     readable,
 )
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
-from agentlab_magics.term.nbgrader_cli import Nbgrader
+from tests.nbgrader_course import round_course
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "lesson1"
@@ -194,18 +193,7 @@ def probed(tmp_path_factory) -> Round:
     if os.geteuid() != 0 or detect() != "root":
         pytest.skip("the strongest sandbox needs root and bubblewrap")
     folder = tmp_path_factory.mktemp("sandbox-round")
-    course = folder / "course"
-    shutil.copytree(ROOT / "nbgrader_course" / "source" / LAB, course / "source" / LAB)
-    shutil.copy(ROOT / "nbgrader_course" / "nbgrader_config.py", course)
-    for made in ("exchange", "jupyter-config"):
-        (folder / made).mkdir()
-    nbgrader = Nbgrader({"AGENTLAB_EXCHANGE": str(folder / "exchange"),
-                         "AGENTLAB_PROGRESS": str(folder / "progress.json"),
-                         "JUPYTER_CONFIG_DIR": str(folder / "jupyter-config")})
-    nbgrader.run("generate_assignment", LAB, cwd=course)
-    roster = folder / "students.csv"
-    roster.write_text("id\n" + "".join(f"{name}\n" for name in STUDENTS), encoding="utf-8")
-    nbgrader.run("db", "student", "import", str(roster), cwd=course)
+    course, nbgrader = round_course(folder, LAB, list(STUDENTS))
     released = nbformat.read(course / "release" / LAB / f"{LAB}.ipynb", as_version=4)
     for student, extra in STUDENTS.items():
         notebook = nbformat.from_dict(json.loads(json.dumps(released)))
