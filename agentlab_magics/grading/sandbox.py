@@ -264,7 +264,7 @@ class Sandbox:
             *self._writable(),
         ]
         options = list(_top_links())
-        made = {"/", *(link for link in _top_link_names())}
+        made = {"/", *_top_link_names()}
         for target, mount in sorted(mounts, key=lambda pair: pair[0]):
             for folder in _ancestors(target):
                 if folder not in made:
@@ -274,7 +274,8 @@ class Sandbox:
             made.add(target)
         options += [arg for path in self.covered for arg in ("--ro-bind", "/dev/null", path)]
         options += [arg for path in self.hidden if _within_any(path, readable())
-                    for arg in ("--tmpfs", path)]
+                    for arg in (("--tmpfs", path) if os.path.isdir(path)
+                                else ("--ro-bind", "/dev/null", path))]
         return [*options, "--remount-ro", "/"]
 
     def _writable(self) -> list[tuple[str, list[str]]]:
