@@ -367,8 +367,8 @@ class Campaign:
         from nbgrader.api import Gradebook, MissingEntry
 
         from agentlab_magics.term.nbgrader_cli import NbgraderFailed
-        from tests.nbgrader_course import round_course
         from agentlab_magics.term.students import harness_cells, lab_of
+        from tests.nbgrader_course import round_course
 
         root = self.folder / "nbgrader"
         course, nbgrader = round_course(root, "*", list(self.styles))

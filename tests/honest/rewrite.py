@@ -4,7 +4,8 @@ A style works on the module's syntax tree, never on the lab's meaning: it finds 
 functions (`functions`, `nested_functions`), adds statements at the start of each
 (`prologue`), wraps each body (`wrap_bodies`), decorates each (`decorate`), adds imports and
 module code (`add_imports`, `append`), moves the functions elsewhere (`split_definitions`,
-`self_parameter`), or rewrites one kind of node (`transform`). `ast.unparse` writes the
+`self_parameter`), replaces each top-level function with statements of its own
+(`replace_functions`), or rewrites one kind of node (`transform`). `ast.unparse` writes the
 result, so comments are gone; docstrings stay.
 """
 
@@ -181,6 +182,19 @@ def self_parameter(function: FunctionNode) -> FunctionNode:
     method = copy.deepcopy(function)
     method.args.args.insert(0, ast.arg(arg="self"))
     return method
+
+
+def replace_functions(source: str,
+                      replaced: Callable[[FunctionNode], list[ast.stmt]]) -> str:
+    """`source` with each top-level function replaced by the statements `replaced` gives for
+    it (which may hold the function itself); the rest of the module as it is."""
+    tree = parse(source)
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        body += replaced(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else [node]
+    tree.body = body
+    return unparse(tree)
 
 
 def split_definitions(source: str) -> tuple[ast.Module, list[FunctionNode]]:

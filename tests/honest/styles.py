@@ -40,6 +40,7 @@ from tests.honest.rewrite import (
     nested_functions,
     parse,
     prologue,
+    replace_functions,
     self_parameter,
     split_definitions,
     statements,
@@ -1082,51 +1083,36 @@ def abc_base_class(lab_id: str, source: str) -> str:
 @style("callable-instances")
 def callable_instances(lab_id: str, source: str) -> str:
     """Each function is an instance of a class of its own with __call__."""
-    tree = parse(source)
-    body = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            method = self_parameter(node)
-            method.name = "__call__"
-            kind = "_" + "".join(part.title() for part in node.name.split("_")) + "Call"
-            body.append(ast.ClassDef(name=kind, bases=[], keywords=[], decorator_list=[],
-                                     body=[method]))
-            body += statements(f"{node.name} = {kind}()")
-        else:
-            body.append(node)
-    tree.body = body
-    return unparse(tree)
+    def instance(node: FunctionNode) -> list[ast.stmt]:
+        method = self_parameter(node)
+        method.name = "__call__"
+        kind = "_" + "".join(part.title() for part in node.name.split("_")) + "Call"
+        return [ast.ClassDef(name=kind, bases=[], keywords=[], decorator_list=[],
+                             body=[method]), *statements(f"{node.name} = {kind}()")]
+
+    return replace_functions(source, instance)
 
 
 @style("functools-partial")
 def functools_partial(lab_id: str, source: str) -> str:
     """Each function is written as _name_impl and bound with functools.partial."""
-    tree = parse(source)
-    body = []
-    for node in tree.body:
-        body.append(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            name = node.name
-            node.name = f"_{name}_impl"
-            body += statements(f"{name} = functools.partial({node.name})")
-    tree.body = body
-    return add_imports(unparse(tree), "import functools")
+    def bound(node: FunctionNode) -> list[ast.stmt]:
+        name = node.name
+        node.name = f"_{name}_impl"
+        return [node, *statements(f"{name} = functools.partial({node.name})")]
+
+    return add_imports(replace_functions(source, bound), "import functools")
 
 
 @style("closure-factories")
 def closure_factories(lab_id: str, source: str) -> str:
     """Each function is made by a factory function that returns it (a closure)."""
-    tree = parse(source)
-    body = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            factory = statements(f"def _make_{node.name}():\n    made = 0\n")[0]
-            factory.body = [*factory.body, node, *statements(f"return {node.name}")]
-            body += [factory, *statements(f"{node.name} = _make_{node.name}()")]
-        else:
-            body.append(node)
-    tree.body = body
-    return unparse(tree)
+    def made(node: FunctionNode) -> list[ast.stmt]:
+        factory = statements(f"def _make_{node.name}():\n    made = 0\n")[0]
+        factory.body = [*factory.body, node, *statements(f"return {node.name}")]
+        return [factory, *statements(f"{node.name} = _make_{node.name}()")]
+
+    return replace_functions(source, made)
 
 
 @style("lambda-assignments")
