@@ -2,9 +2,9 @@
 
 A check needs a fresh student process (nothing of an earlier check may linger in it), and an
 interpreter takes a few tens of milliseconds to start, a sandbox a few hundred. `Spares`
-makes the next check's processes ahead, so it finds them ready. Every
-start happens on the one thread `Spares` keeps for the purpose, which lives until `close`: a
-sandboxed process dies with the thread that started it.
+makes the next check's processes ahead, so it finds them ready. Every start happens on the
+one thread `Spares` keeps for the purpose, which lives until `close`: a sandboxed process
+dies with the thread that started it.
 """
 
 from __future__ import annotations

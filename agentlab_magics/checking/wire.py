@@ -103,7 +103,6 @@ class Reader:
             raise PeerGone("the pipe was closed")
         self.buffer += chunk
 
-
     def _readable(self, deadline: float | None) -> bool:
         """Whether bytes came before `deadline`: looked for without sleeping for SPIN seconds
         first, since the other side mostly answers within them and waking a sleeping reader

@@ -121,6 +121,7 @@ time.sleep(0.2)
 print("PROBE " + json.dumps(found))
 '''
 MILLION_FILES = '''
+import os
 os.makedirs("many", exist_ok=True)
 made = 0
 try:
@@ -130,7 +131,6 @@ except OSError as error:
     print(f"MANY stopped after {made} files: {error}")
 '''
 FILL_BYTES = '''
-import os
 written = 0
 try:
     for part in range(64):
@@ -142,7 +142,7 @@ except OSError as error:
     print(f"FULL stopped after {written >> 20} MiB: {error}")
 '''
 STUDENTS = {"a_probe": PROBE.replace("@REFUSED@", repr(REFUSED)),
-            "b_million_files": "import os\n" + MILLION_FILES, "b_fill_bytes": FILL_BYTES,
+            "b_million_files": MILLION_FILES, "b_fill_bytes": FILL_BYTES,
             "c_after": None}
 
 
