@@ -35,13 +35,8 @@ from typing import TextIO
 from agentlab_magics import __version__
 from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.grading.batch_summary import BatchSummary, Record
-from agentlab_magics.grading.gradebook_copy import (
-    Scores,
-    merge,
-    read_shape,
-    read_student,
-    write_shape,
-)
+from agentlab_magics.grading.gradebook_copy import Scores, read_shape, read_students, write_shape
+from agentlab_magics.grading.gradebook_writer import GradebookWriter
 from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
 from agentlab_magics.term.nbgrader_cli import Nbgrader
@@ -95,7 +90,7 @@ def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
     """The submissions to grade, each with its fingerprint; those refused or unchanged are
     recorded in `records` instead."""
     marks, graded = where.fingerprints(kit.assignment), where.graded(kit.assignment)
-    todo: dict[str, tuple[Submission, str]] = {}
+    changed: dict[str, tuple[dict[str, bytes], str]] = {}
     for student, folder in where.submissions(kit.assignment, students).items():
         try:
             files = where.files(folder)
@@ -106,9 +101,10 @@ def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
         if not force and marks.get(student) == mark and student in graded:
             records[student] = Record(student=student, status="unchanged")
         else:
-            part = read_student(where.db_url, where.course_id, kit.assignment, student)
-            todo[student] = (Submission(part=part, files=files), mark)
-    return todo
+            changed[student] = (files, mark)
+    parts = read_students(where.db_url, where.course_id, kit.assignment, changed)
+    return {student: (Submission(part=parts[student], files=files), mark)
+            for student, (files, mark) in changed.items()}
 
 
 class BatchStopped(KeyboardInterrupt):
@@ -121,9 +117,9 @@ class BatchStopped(KeyboardInterrupt):
 
 def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], client,
          progress: TextIO | None, records: dict[str, Record]) -> None:
-    """Grade the `todo` submissions (each with its fingerprint) on the cluster, merge each as
-    it ends and record it in `records`; on Ctrl-C, cancel the rest (recorded as cancelled)
-    and raise it again."""
+    """Grade the `todo` submissions (each with its fingerprint) on the cluster, merge those
+    that end together in one transaction and record them in `records`; on Ctrl-C, cancel the
+    rest (recorded as cancelled) and raise it again."""
     from distributed import wait
 
     bar = ProgressBar(len(todo), progress)
@@ -133,21 +129,24 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
         future = client.submit(grade_one, kit, submission, pure=False,
                                key=f"agentlab-autograde-{kit.assignment}-{student}-{run}")
         futures[future] = Record(student=student, status="cancelled", queued=time.time())
-    pending = set(futures)
+    pending, counted = set(futures), 0.0
     try:
-        while pending:
-            try:
-                done = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                done = set()
-            for future in done:
-                pending.discard(future)
-                record = futures[future]
+        with where.writer(kit.assignment) as writer:
+            while pending:
+                try:
+                    done = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    done = set()
+                pending -= done
+                ended = {futures[future].student: future for future in done}
                 with _uninterrupted():  # merged and recorded, or neither
-                    _settle(where, kit, future, record, todo[record.student][1])
-                    records[record.student] = record
-                bar.step(f"{record.student}: {record.status}")
-            bar.redraw(_counts(records, client, pending))
+                    finished = _settle(where, kit, writer, todo, ended, futures)
+                    records.update((record.student, record) for record in finished)
+                for record in finished:
+                    bar.step(f"{record.student}: {record.status}")
+                if time.monotonic() >= counted + 1.0:  # asking the workers costs a round
+                    bar.redraw(_counts(records, client, pending))
+                    counted = time.monotonic()
     except KeyboardInterrupt:
         client.cancel(list(pending))
         for future in pending:
@@ -155,24 +154,41 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
         raise
 
 
-def _settle(where: _Course, kit: Kit, future, record: Record, mark: str) -> None:
-    """Fill `record` from its finished task, and merge what it graded."""
-    if future.status != "finished":
-        record.status = "failed"
-        record.problem = (f"The grading task failed on the cluster: {future.exception()} "
-                          "(a worker that kept dying on it, or a grader without agentlab and "
-                          "nbgrader installed).")
-        return
-    graded: Graded = future.result()
-    where.keep_log(kit.assignment, graded)
-    record.worker, record.started, record.finished = graded.worker, graded.started, graded.finished
-    record.phases, record.sandbox = graded.phases, graded.sandbox
-    if graded.scores is None:
-        record.status, record.problem = "failed", graded.problem
-        return
-    where.merge(kit, graded, graded.scores, mark)
-    record.status, record.merged = "graded", time.time()
-    record.score, record.max_score = where.score(kit.assignment, graded.student)
+def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
+            todo: dict[str, tuple[Submission, str]], ended: dict, futures: dict
+            ) -> list[Record]:
+    """The records of the tasks that `ended` (by student), filled in: their autograded
+    folders put in place, what they graded merged in one transaction, and only then its
+    fingerprints noted."""
+    merged: list[tuple[Record, Scores]] = []
+    for future in ended.values():
+        record = futures[future]
+        if future.status != "finished":
+            record.status = "failed"
+            record.problem = (f"The grading task failed on the cluster: {future.exception()} "
+                              "(a worker that kept dying on it, or a grader without agentlab "
+                              "and nbgrader installed).")
+            continue
+        graded: Graded = future.result()
+        where.keep_log(kit.assignment, graded)
+        record.worker, record.started, record.finished = (graded.worker, graded.started,
+                                                          graded.finished)
+        record.phases, record.sandbox = graded.phases, graded.sandbox
+        if graded.scores is None:
+            record.status, record.problem = "failed", graded.problem
+            continue
+        where.put_in_place(kit.assignment, graded)
+        merged.append((record, graded.scores))
+    if merged:
+        totals = writer.merge([(todo[record.student][0].part, scores)
+                               for record, scores in merged])
+        where.note_fingerprints(kit.assignment, {record.student: todo[record.student][1]
+                                                 for record, _ in merged})
+        now = time.time()
+        for (record, _), (score, max_score) in zip(merged, totals):
+            record.status, record.merged = "graded", now
+            record.score, record.max_score = score, max_score
+    return [futures[future] for future in ended.values()]
 
 
 def _counts(records: dict[str, Record], client, pending: set) -> str:
@@ -321,23 +337,20 @@ class _Course:
                 "without data files, then autograde again.")
         return {str(p.relative_to(folder)): p.read_bytes() for p in paths}
 
-    def merge(self, kit: Kit, graded: Graded, scores: Scores, mark: str) -> None:
-        """Put the autograded folder in place, merge its `scores`, then note the fingerprint."""
-        dest = Path(self.dirs.format_path(self.dirs.autograded_directory, graded.student,
-                                          kit.assignment))
-        _replace_folder(dest, graded.files, graded.mode)
-        part = read_student(self.db_url, self.course_id, kit.assignment, graded.student)
-        merge(self.db_url, self.course_id, kit.assignment, part, scores)
-        marks = self.fingerprints(kit.assignment)
-        marks[graded.student] = mark
-        write_text_atomically(self._state(kit.assignment), json.dumps(marks, indent=1))
+    def writer(self, assignment: str) -> GradebookWriter:
+        """The one writer of `assignment`'s scores to the course's gradebook."""
+        return GradebookWriter(self.db_url, self.course_id, assignment)
 
-    def score(self, assignment: str, student: str) -> tuple[float, float]:
-        from nbgrader.api import Gradebook
+    def put_in_place(self, assignment: str, graded: Graded) -> None:
+        """Make the student's autograded folder of `assignment` what grading gave."""
+        _replace_folder(Path(self.dirs.format_path(self.dirs.autograded_directory,
+                                                   graded.student, assignment)),
+                        graded.files, graded.mode)
 
-        with Gradebook(self.db_url, self.course_id) as gb:
-            submission = gb.find_submission(assignment, student)
-            return submission.score, submission.max_score
+    def note_fingerprints(self, assignment: str, marks: dict[str, str]) -> None:
+        """Record the fingerprints of submissions whose scores are merged."""
+        write_text_atomically(self._state(assignment),
+                              json.dumps({**self.fingerprints(assignment), **marks}, indent=1))
 
     def graded(self, assignment: str) -> set[str]:
         """The students whose submission has an autograded folder and is in the gradebook."""

@@ -5,20 +5,22 @@ assignment's structure (`Shape`: notebooks and their grade, solution, task and s
 and this student's part of the course's gradebook (`StudentPart`: their record, their
 extension, the manual scores a grader already gave). nbgrader's autograde then computes there
 exactly what it would compute in the course's gradebook; `Scores` reads it back, and `merge`
-writes it into the course's gradebook: nbgrader's Gradebook API on both sides, so SQLite and
-a database server (a `db_url` for Postgres) work alike.
+writes it into the course's gradebook (in the batch writer's transaction, gradebook_writer.py):
+nbgrader's Gradebook API on both sides, so SQLite and a database server (a `db_url` for
+Postgres) work alike.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import warnings
+from collections.abc import Iterable
 
 from agentlab_magics.term.nbgrader_cli import without_slow_imports
 
 without_slow_imports()
 
-from nbgrader.api import Base, Gradebook, MissingEntry  # noqa: E402 (after the line above)
+from nbgrader.api import Base, Gradebook, MissingEntry, SubmittedAssignment  # noqa: E402 (after the line above)
 from pydantic import BaseModel  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
@@ -106,23 +108,29 @@ def write_shape(db_url: str, shape: Shape) -> None:
                 make(cell.name, nb.name, shape.assignment, **cell.fields)
 
 
-def read_student(db_url: str, course_id: str, assignment: str, student: str) -> StudentPart:
-    """The student's part of the course's gradebook (an empty one for a new student)."""
+def read_students(db_url: str, course_id: str, assignment: str, students: Iterable[str]
+                  ) -> dict[str, StudentPart]:
+    """Each student's part of the course's gradebook (an empty one for a new student), read
+    in one session."""
     with Gradebook(db_url, course_id) as gb:
-        try:
-            record = gb.find_student(student)
-        except MissingEntry:
-            return StudentPart(student=student)
-        fields = {"first_name": record.first_name, "last_name": record.last_name,
-                  "email": record.email, "lms_user_id": record.lms_user_id}
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            return StudentPart(student=student, fields=fields)
-        manual = {nb.name: {g.name: g.manual_score for g in nb.grades
-                            if g.manual_score is not None} for nb in submission.notebooks}
-        return StudentPart(student=student, fields=fields, extension=submission.extension,
-                           manual_scores={nb: cells for nb, cells in manual.items() if cells})
+        return {student: _student_part(gb, assignment, student) for student in students}
+
+
+def _student_part(gb: Gradebook, assignment: str, student: str) -> StudentPart:
+    try:
+        record = gb.find_student(student)
+    except MissingEntry:
+        return StudentPart(student=student)
+    fields = {"first_name": record.first_name, "last_name": record.last_name,
+              "email": record.email, "lms_user_id": record.lms_user_id}
+    try:
+        submission = gb.find_submission(assignment, student)
+    except MissingEntry:
+        return StudentPart(student=student, fields=fields)
+    manual = {nb.name: {g.name: g.manual_score for g in nb.grades
+                        if g.manual_score is not None} for nb in submission.notebooks}
+    return StudentPart(student=student, fields=fields, extension=submission.extension,
+                       manual_scores={nb: cells for nb, cells in manual.items() if cells})
 
 
 def write_student(db_url: str, course_id: str, assignment: str, part: StudentPart) -> None:
@@ -149,31 +157,41 @@ def read_scores(db_url: str, course_id: str, assignment: str, student: str) -> S
             for nb in submission.notebooks])
 
 
-def merge(db_url: str, course_id: str, assignment: str, part: StudentPart, scores: Scores,
-          ) -> None:
-    """Write one submission's autograde into the course's gradebook, in one transaction:
-    the student's record if it is new, the submission's time, and every cell's automatic
-    score, review flag and comment; manual scores and comments stay as graders left them."""
-    with Gradebook(db_url, course_id) as gb:
+def cell_names(gb: Gradebook, assignment: str) -> dict[str, str]:
+    """The name of each graded, solution and task cell of `assignment`, by the cell's id."""
+    return {cell.id: cell.name for notebook in gb.find_assignment(assignment).notebooks
+            for cell in (*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells)}
+
+
+def add_new_students(gb: Gradebook, parts: Iterable[StudentPart]) -> None:
+    """Give the students of `parts` whom the gradebook `gb` does not know their records."""
+    for part in parts:
         try:
             gb.find_student(part.student)
         except MissingEntry:
-            gb.update_or_create_student(part.student, **part.fields)
-        when = {"timestamp": scores.timestamp} if scores.timestamp else {}
-        with warnings.catch_warnings():
-            # nbgrader's add_submission makes SQLAlchemy warn of each new submission
-            warnings.simplefilter("ignore", SAWarning)
-            gb.update_or_create_submission(assignment, part.student, **when)
-        try:
-            for nb in scores.notebooks:
-                graded = gb.find_submission_notebook(nb.name, assignment, part.student)
-                graded.late_submission_penalty = nb.late_submission_penalty
-                for cell, (auto_score, needs_manual) in nb.grades.items():
-                    grade = gb.find_grade(cell, nb.name, assignment, part.student)
-                    grade.auto_score, grade.needs_manual_grade = auto_score, needs_manual
-                for cell, comment in nb.comments.items():
-                    gb.find_comment(cell, nb.name, assignment, part.student).auto_comment = comment
-            gb.db.commit()
-        except BaseException:
-            gb.db.rollback()
-            raise
+            gb.add_student(part.student, **part.fields)
+
+
+def merge(gb: Gradebook, assignment: str, student: str, scores: Scores,
+          names: dict[str, str]) -> SubmittedAssignment:
+    """Write one submission's autograde into the gradebook `gb` (`names` from `cell_names`;
+    the student known to it): the submission's time, and every cell's automatic score,
+    review flag and comment; manual scores and comments stay as graders left them. Returns
+    the submission; its rows reach the database when the caller's session flushes
+    (GradebookWriter), so the cells of a new submission are known here by id."""
+    when = {"timestamp": scores.timestamp} if scores.timestamp else {}
+    with warnings.catch_warnings():
+        # nbgrader's add_submission makes SQLAlchemy warn of each new submission
+        warnings.simplefilter("ignore", SAWarning)
+        submission = gb.update_or_create_submission(assignment, student, **when)
+    graded = {nb.notebook.name: nb for nb in submission.notebooks}
+    for nb in scores.notebooks:
+        notebook = graded[nb.name]
+        notebook.late_submission_penalty = nb.late_submission_penalty
+        grades = {names[grade.cell_id]: grade for grade in notebook.grades}
+        for cell, (auto_score, needs_manual) in nb.grades.items():
+            grades[cell].auto_score, grades[cell].needs_manual_grade = auto_score, needs_manual
+        comments = {names[comment.cell_id]: comment for comment in notebook.comments}
+        for cell, comment in nb.comments.items():
+            comments[cell].auto_comment = comment
+    return submission
