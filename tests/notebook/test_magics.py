@@ -154,7 +154,7 @@ def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
 def test_progress_map_export_and_import(shell, capsys, tmp_path):
     cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
     assert "in progress" in cell(shell, "%progress", capsys)
-    cell(shell, "%question l5-outage --answer B", capsys)
+    cell(shell, "%question l5-outage --answer A", capsys)
     assert "mastered" in cell(shell, "%progress", capsys)
     target = tmp_path / "export.json"
     assert "exported" in cell(shell, f"%progress export {target}", capsys)
