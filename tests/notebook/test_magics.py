@@ -152,8 +152,10 @@ def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
 
 
 def test_progress_map_export_and_import(shell, capsys, tmp_path):
-    cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
-    assert "in progress" in cell(shell, "%progress", capsys)
+    checked = cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
+    shown = cell(shell, "%progress", capsys)
+    assert "40 of 40 tests passed" in checked and "%%check lesson5 runs 40" in shown
+    assert "in progress" in shown and "Left: answer %question l5-outage" in shown
     cell(shell, "%question l5-outage --answer A", capsys)
     assert "mastered" in cell(shell, "%progress", capsys)
     target = tmp_path / "export.json"
