@@ -155,3 +155,39 @@ def test_every_exact_text_a_test_demands_is_shown_before_the_cell(lesson):
     missing = sorted(pattern for pattern in demanded_texts(lab_id, values)
                      if not re.search(pattern, shown))
     assert not missing, f"{lab_id}'s notebook never shows a text like {missing}"
+
+
+def event_words(values: list[Any]) -> set[str]:
+    """The keys, types and reasons of the events lesson 7's tests compare, messages left out."""
+    found: set[str] = set()
+
+    def visit(value: Any) -> None:
+        if isinstance(value, dict) and EVENT_KIND.fullmatch(str(value.get("type"))):
+            found.update(key for key in value)
+            found.update(str(value[key]) for key in ("type", "reason") if key in value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item)
+
+    visit(values)
+    return found
+
+
+def first_seen(words: list[str]) -> list[str]:
+    return list(dict.fromkeys(words))
+
+
+@pytest.mark.parametrize("where", ["help(watch)", "the starter"])
+def test_help_watch_and_the_starter_show_the_events_and_their_order(where):
+    import pydoc
+
+    from agentlab_magics.widgets import watch
+
+    values = expected_values("lesson7")
+    text = (pydoc.render_doc(watch, renderer=pydoc.plaintext) if where == "help(watch)"
+            else find_lab("lesson7").starter)
+    missing = sorted(word for word in event_words(values) if f'"{word}"' not in text)
+    assert not missing, f"{where} never shows {missing}"
+    kinds = {kind for order in event_orders(values) for kind in order}
+    told = [word for word in re.findall(r'"([a-z_]+)"', text) if word in kinds]
+    assert first_seen(told) == first_seen(max(event_orders(values), key=len))
