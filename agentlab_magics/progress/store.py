@@ -149,13 +149,15 @@ def _relettered(record: object) -> object:
     from agentlab_magics.course.questions import letter_today
 
     questions = record.get("questions") if isinstance(record, dict) else None
-    if not isinstance(questions, dict):
+    if not isinstance(record, dict) or not isinstance(questions, dict):
         return record
-    return {**record, "questions": {
-        question_id: ({**commitment, "answer": letter_today(question_id, commitment["answer"])}
-                      if isinstance(commitment, dict) and isinstance(commitment.get("answer"), str)
-                      else commitment)
-        for question_id, commitment in questions.items()}}
+    relettered = {}
+    for question_id, commitment in questions.items():
+        if isinstance(commitment, dict) and isinstance(commitment.get("answer"), str):
+            commitment = {**commitment,
+                          "answer": letter_today(question_id, commitment["answer"])}
+        relettered[question_id] = commitment
+    return {**record, "questions": relettered}
 
 
 class ProgressError(ValueError):
