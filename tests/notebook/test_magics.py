@@ -139,6 +139,7 @@ def test_question_answers_in_own_words_and_bad_input(shell, capsys):
     out = cell(shell, '%question a8-own-words --answer "a reply whose label lies"', capsys)
     assert "Your answer" in out and "a reply whose label lies" in out
     assert "There is no question called 'nope'" in cell(shell, "%question nope", capsys)
+    assert "Did you mean `%question a5-outage`?" in cell(shell, "%question a5_outage", capsys)
     assert "answer with A, B or C" in cell(shell, "%question a5-outage --answer Q", capsys)
     assert "Usage:" in cell(shell, "%question", capsys)
 
