@@ -22,7 +22,7 @@ from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.grading import autograding
 from agentlab_magics.progress import ProgressStore
-from agentlab_magics.progress.store import Commitment, ProgressError
+from agentlab_magics.progress.store import Commitment, LabProgress, ProgressError
 
 CELL = "<your cell>"
 
@@ -228,9 +228,11 @@ def _asked(question: Question, answer: str | None, store: ProgressStore) -> Aske
 
 def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
     """The map's stops, in course order (lessons 1-6, checkpoint A, lesson 7, the bounded
-    unit), one per assignment: its title, its labs (each with its state and its own tests
-    passed of how many), its questions (how many, answered, answered right) and its state
-    (`page_state`)."""
+    unit), one per assignment: its title, its labs, its questions (how many, answered,
+    answered right) and its state (`page_state`). Each lab has its state, its own tests passed
+    of how many (`tests_passed`, `tests`), how many tests its `%%check` runs (`checked`: its
+    own and the earlier lessons' that still hold), whether one check passed them all
+    (`one_check`), and its questions still to answer and those answered wrong."""
     from agentlab_magics.checking.runner import lab_tests
     from agentlab_magics.course.assignments import ASSIGNMENTS
     from agentlab_magics.progress.store import State, page_state
@@ -251,11 +253,24 @@ def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
             states.append(record.state(key))
             labs.append({"lab": lab.id, "title": lab.title, "state": states[-1],
                          "tests_passed": len(tests.intersection(record.tests_passed)),
-                         "tests": len(tests)})
+                         "tests": len(tests), "checked": _test_count(lab.id),
+                         "one_check": record.passed,
+                         "unanswered": [question for question in key
+                                        if question not in record.questions],
+                         "wrong": _wrong(record, key)})
         stops.append({"id": assignment.id, "title": assignment.title, "labs": labs,
                       "questions": {"asked": asked, "answered": answered, "right": right},
                       "state": page_state(states)})
     return stops
+
+
+def _wrong(record: LabProgress, key: dict[str, str | None]) -> list[dict[str, str | None]]:
+    """The questions of `key` answered, but not right: each id, the answer committed and the
+    right letter."""
+    right = record.right(key)
+    return [{"id": question, "answer": record.questions[question].answer, "right": letter}
+            for question, letter in key.items()
+            if question in record.questions and question not in right]
 
 
 def right_answer(question: Question) -> str | None:

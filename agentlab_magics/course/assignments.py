@@ -26,10 +26,13 @@ class Group(BaseModel):
 
 
 class Part(BaseModel):
-    """One lab inside an assignment: the text before its cell and its graded groups."""
+    """One lab inside an assignment: the text before its cell, the shapes and exact texts its
+    tests compare against (shown before its cell, so nothing is learned by failing), and its
+    graded groups."""
 
     lab: str
     text: str
+    shapes: str = ""
     groups: list[Group]
 
 
@@ -89,6 +92,81 @@ TOOL_LOOP = "mistyped|three_calls"
 FAILURES = "error_message|503|failed_reply|context_for_model|view"
 TURN_LIMITS = "max_turns"
 
+# What each lesson's tests compare a student's values with, key for key, shown in a markdown
+# cell above the lab's cell (tests/course/test_lessons_show_demands.py reads the tests'
+# demands and proves each one is shown there). A lesson shows the shapes of the ones before it.
+MESSAGES = """\
+Every message is a plain dict, and the tests compare yours with these key for key: a key
+missing, added or spelt another way makes a different message.
+
+```python
+{"role": "user", "content": "What port does config.py use?"}   # content: the string typed
+{"role": "assistant",                                          # a reply, as the model gives it
+ "content": [{"type": "text", "text": "Let me look."},         # words
+             {"type": "toolCall", "id": "c1", "name": "read",  # a call to run
+              "arguments": {"path": "config.py"}}],
+ "stop_reason": "toolUse"}     # "toolUse" over calls, "stop" over words only ("length", "error")
+```"""
+TOOL = """\
+A tool is a dict: the model is told its `"name"`, `"description"` and `"parameters"` (a JSON
+schema); `"execute"` is the function only your program runs, `tool["execute"](arguments)`.
+
+```python
+{"name": "read", "description": "Read a whole text file.",
+ "parameters": {"type": "object", "required": ["path"],
+                "properties": {"path": {"type": "string"}}},
+ "execute": read_file}
+```"""
+RESULT = """\
+Each call is answered by one toolResult, appended right after the reply, in call order:
+
+```python
+{"role": "toolResult", "tool_call_id": "c1", "tool_name": "read",  # the call's "id" and "name"
+ "content": "PORT = 9090\\n", "is_error": False}                  # what execute returned
+```"""
+FAILED = """\
+A provider that fails gives a reply with no words, labelled "error", the reason in its own key;
+`error_message(text)` makes the same dict, and a run stopped by `max_turns` ends on
+`error_message(f"Agent stopped after max_turns={max_turns}")`, which calls no model:
+
+```python
+{"role": "assistant", "content": [], "stop_reason": "error", "error_message": "503 overloaded"}
+{"role": "assistant", "content": [], "stop_reason": "error",
+ "error_message": "Agent stopped after max_turns=1"}
+```
+
+A failed reply is written down and returned, never raised. An exception the model raises
+(a dropped connection) is not a failed reply: let it reach the caller, uncaught; lesson 7
+tells a listener that such a run ended "raised"."""
+EVENTS = """\
+The events are plain dicts, each with a `"type"`. A run that reads one file, then answers,
+tells these, in this order (`watch()` draws them; `help(watch)` lists them too):
+
+```python
+{"type": "run_start", "prompt": "Find the port."}      # first, before anything is appended
+{"type": "message", "message": user_message}          # right after each append
+{"type": "turn_start", "turn": 1}                      # each model call is a turn, from 1
+{"type": "message", "message": reply}
+{"type": "tool_start", "turn": 1, "call": call}        # before the tool runs
+{"type": "tool_end", "turn": 1, "call": call, "result": result}  # once the result is appended
+{"type": "message", "message": result}
+{"type": "turn_end", "turn": 1}
+{"type": "turn_start", "turn": 2}
+{"type": "message", "message": answer}
+{"type": "turn_end", "turn": 2}
+{"type": "run_end", "reason": "done"}                  # last, exactly once, however it ends
+```
+
+The `"reason"` is "done" (a reply asked for nothing), "failed" (a failed reply: its turn still
+ends), "max_turns" (the stop's reply is told as a message, with no turn: it calls no model) or
+"raised" (an exception is on its way to the caller: tell run_end from a `finally`)."""
+
+
+def shapes(*parts: str, heading: str = "What the tests compare") -> str:
+    """The markdown above a lab's cell: a heading, then each of `parts`."""
+    return "\n\n".join([f"### {heading}", *parts])
+
+
 SETUP = """\
 %load_ext agentlab_magics
 from agentlab_magics import lab
@@ -116,6 +194,11 @@ print("the whole list:      ", lab.show([model.complete("You are helpful.", whol
             lab="lesson1",
             text="Write `user_message`, `text_of` and `chat`. `chat` appends to the list it is "
                  "given, so the caller's list is the conversation; run the cell to check it.",
+            shapes=shapes(MESSAGES, "`text_of` joins the `\"text\"` of every text block, in "
+                          "order, and leaves the calls out: a reply of calls only has no words, "
+                          "`\"\"`. `chat(model, system, messages, text)` appends the user's "
+                          "message, sends `model.complete(system, messages, [])` and appends "
+                          "and returns the reply.", heading="Message shapes"),
             groups=[Group(id="messages", match="user_message|text_of"),
                     Group(id="chat", match="chat")])],
     ),
@@ -141,6 +224,7 @@ print(lab.validate(swapped))"""),
             lab="lesson2",
             text="Write `tool_calls` (the calls of a reply, in order) and `tool_specs` (what the "
                  "model is told about each tool: everything but its function).",
+            shapes=shapes(MESSAGES, TOOL),
             groups=[Group(id="tool-calls", match="tool_calls"),
                     Group(id="tool-specs", match="tool_specs")])],
     ),
@@ -163,6 +247,9 @@ print(lab.validate(left_behind))"""),
             lab="lesson3",
             text="Write `run_agent(model, system, messages, tools, prompt)`: append the prompt, "
                  "then loop until a reply asks for no tools, and return that reply.",
+            shapes=shapes(MESSAGES, TOOL, RESULT, "Each request is "
+                          "`model.complete(system, messages, tool_specs(tools))`, the whole list "
+                          "as it stands."),
             groups=[Group(id="requests", match=LOOP_REQUESTS),
                     Group(id="calls", match=LOOP_CALLS),
                     Group(id="ending", match=LOOP_ENDING)])],
@@ -187,6 +274,17 @@ print(lab.validate(answered))"""),
             lab="lesson4",
             text="Write `str_arg` and `int_arg` (arguments read and checked) and `run_tool` "
                  "(exactly one toolResult for every call, whatever happens).",
+            shapes=shapes(MESSAGES, RESULT, """\
+The exact texts: `str_arg(arguments, "path")` raises `ValueError("path must be a string")`
+when the value is not a string; `int_arg(arguments, "limit", 100)` gives 100 when "limit"
+is absent or None, and raises `ValueError("limit must be an integer")` when it is not a whole
+number. A call to a tool you do not have is answered with
+an error result, and a tool that raises with `str(exc)` as the content:
+
+```python
+{"role": "toolResult", "tool_call_id": "c1", "tool_name": "raed",
+ "content": "Tool raed not found", "is_error": True}
+```"""),
             groups=[Group(id="arguments", match="str_arg|int_arg"),
                     Group(id="run-tool", match="run_tool"),
                     Group(id="loop", match=TOOL_LOOP)])],
@@ -211,6 +309,7 @@ print(lab.validate(outage))"""),
             lab="lesson5",
             text="Write `error_message`, `context_for_model` and the final `run_agent`, with "
                  "`max_turns` and a provider failure written down instead of raised.",
+            shapes=shapes(MESSAGES, RESULT, FAILED),
             groups=[Group(id="failures", match=FAILURES),
                     Group(id="limits", match=TURN_LIMITS)])],
     ),
@@ -232,6 +331,21 @@ print([number + 1 for number, line in enumerate(lines) if "def target" in line])
             lab="lesson6",
             text="Write `truncate_head`, `truncate_tail` and the `read`, `write` and `bash` "
                  "tools, each within its budget and saying what it left out.",
+            shapes=shapes(MESSAGES, """\
+The exact texts the tools give (what is in braces is the value of the moment):
+
+- read, cut to fit: the lines, then `[Showing lines {offset}-{last} of {total}. Use
+  offset={last + 1} to continue.]`
+- read, a first line over the byte budget: `[Line {offset} of {path} is {size} bytes, over
+  the {max_bytes}-byte budget of one read, so none of it is shown. Use offset={offset + 1} to
+  skip it.]` (the last sentence only where there is a next line)
+- read refuses, with ValueError: `offset and limit must be 1 or more`; `offset {offset} is
+  past the end of {path}: {count} lines`; and with FileNotFoundError: `File not found:
+  {path}. Files here: {the names, joined by ", "}`
+- write: `Successfully wrote to {path}.`
+- bash, cut to fit: the last lines, then a line `[Showing the last {shown} of {total} lines.
+  Narrow the command for more.]`; a non-zero exit adds a last line `Command exited with code
+  {code}`"""),
             groups=[Group(id="truncate", match="truncate"),
                     Group(id="read", match="read_tool|line_2400"),
                     Group(id="write-and-bash", match="write_tool|bash_tool|describe")])],
@@ -298,6 +412,7 @@ print(f"{time.monotonic() - started:.1f} s of silence, then:", lab.shape(quiet))
             text="Write `emit(listener, event)` and `run_agent(..., listener=None)`: tell every "
                  "step as it happens, end every run with exactly one `run_end`, and let no "
                  "listener stop a run.",
+            shapes=shapes(MESSAGES, RESULT, FAILED, EVENTS, heading="Message and event shapes"),
             groups=[Group(id="order", match="in_order|run_start|every_message|two_calls"
                                              "|second_run"),
                     Group(id="tools", match="tool_start|tool_that_raises"),

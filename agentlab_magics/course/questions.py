@@ -6,6 +6,7 @@ takes the student's own words and then shows the answer and the common answers i
 
 from __future__ import annotations
 
+import difflib
 from typing import Literal
 
 from pydantic import BaseModel
@@ -214,22 +215,22 @@ PREDICTIONS = [
         [("'Your name is Ada.': the model heard it a moment ago.", False,
           "Nothing links the two requests on the provider's side: the second one is read on "
           "its own, and it holds only the question."),
+         ("An error: a conversation cannot start with a question.", False,
+          "A request that opens with a question is a perfectly good request."),
          ("That it does not know the name.", True,
           "The second request carried one message, the question; the answer to it was never "
-          "sent."),
-         ("An error: a conversation cannot start with a question.", False,
-          "A request that opens with a question is a perfectly good request.")],
+          "sent.")],
         "The model keeps nothing between calls. The conversation lives in your list, and every "
         "request must carry the whole of it: that is what chat is for."),
     _predict(
         "lesson2", "l2-call-order",
         "A reply holds the text 'Checking both.', a call to read a.py and a call to read b.py. "
         "How many entries does tool_calls give, and in what order?",
-        [("Three: the text, then the two calls.", False,
-          "The text is something the model said, not something it asked you to run."),
-         ("Two: read a.py, then read b.py.", True,
+        [("Two: read a.py, then read b.py.", True,
           "Only toolCall blocks are calls, and the order they were made is the order the "
           "results must come back in."),
+         ("Three: the text, then the two calls.", False,
+          "The text is something the model said, not something it asked you to run."),
          ("Two, in any order: the ids say which is which.", False,
           "The ids match a result to its call, but a strict provider also wants the results "
           "in the order the calls were made.")],
@@ -239,15 +240,15 @@ PREDICTIONS = [
         "lesson3", "l3-label",
         "A reply carries a call to read config.py but its stop_reason says 'stop'. What should "
         "the loop do?",
-        [("Stop: the model said it is finished.", False,
+        [("Drop the call and return the reply.", False,
+          "That leaves a call with no result on the record, and the next request on that list "
+          "is refused."),
+         ("Stop: the model said it is finished.", False,
           "The label is a summary the provider writes; the content is what the model asked "
           "for, and it asked for a tool."),
          ("Run the call, append its result and ask the model again.", True,
           "A call is a call whatever the label says; the loop ends on a reply that asks for "
-          "nothing, not on a word."),
-         ("Drop the call and return the reply.", False,
-          "That leaves a call with no result on the record, and the next request on that list "
-          "is refused.")],
+          "nothing, not on a word.")],
         "The loop reads the content: it ends when a reply holds no calls. Believing the label "
         "leaves an unanswered call behind."),
     _predict(
@@ -268,38 +269,38 @@ PREDICTIONS = [
         "lesson5", "l5-outage",
         "The provider fails once and the loop records a failed reply with no words in it. The "
         "user asks again. What does the next request carry?",
-        [("The whole record, the empty failed reply included.", False,
-          "A strict provider refuses an assistant message with no content, so every later "
-          "request would fail too."),
-         ("The record without the empty failed reply.", True,
+        [("The record without the empty failed reply.", True,
           "The record keeps what happened; the request is computed from it, leaving out what "
           "a provider cannot read."),
          ("Only the new question, to start clean.", False,
-          "That throws the conversation away; the model would not know what came before.")],
+          "That throws the conversation away; the model would not know what came before."),
+         ("The whole record, the empty failed reply included.", False,
+          "A strict provider refuses an assistant message with no content, so every later "
+          "request would fail too.")],
         "Keep two lists apart: the record, which is never edited, and the request, which "
         "context_for_model makes from it before every call."),
     _predict(
         "lesson6", "l6-cut",
         "A read tool returns the first 2,000 lines of a 5,000-line log and says nothing more. "
         "The line the model needs is 2,400. What happens?",
-        [("The model asks for the next page.", False,
+        [("The provider refuses such a long result.", False,
+          "The result fits the budget; the trouble is what it leaves unsaid."),
+         ("The model asks for the next page.", False,
           "Nothing in the result says there is a next page: it ends on an ordinary log line."),
          ("The model answers that the line is not there.", True,
           "It can only reason about what it was shown, and it was shown a file that seemed "
-          "to end."),
-         ("The provider refuses such a long result.", False,
-          "The result fits the budget; the trouble is what it leaves unsaid.")],
+          "to end.")],
         "A cut result must say where it stopped and how to go on. With that one line the "
         "model pages on by itself."),
     _predict(
         "lesson7", "l7-where",
         "Your agent takes forty seconds and shows nothing. You add one print. Where does it "
         "tell you the most while the run is still going?",
-        [("After run_agent returns, printing the record.", False,
-          "That is what you had already: nothing until the run is over."),
-         ("Right after each message goes on the record, inside the loop.", True,
+        [("Right after each message goes on the record, inside the loop.", True,
           "Each turn shows up as it happens, so a slow model call and a hung tool look "
           "different."),
+         ("After run_agent returns, printing the record.", False,
+          "That is what you had already: nothing until the run is over."),
          ("Inside the model, before each request is sent.", False,
           "You would see each request go out, but not the tools that run between them, nor "
           "when the run is over.")],
@@ -312,10 +313,10 @@ PREDICTIONS = [
         [("It stops: the exception ends everything.", False,
           "Only if run_end is told however the run ends; a run_end after the loop is never "
           "reached when it raises."),
-         ("The spinner turns for ever, unless run_end is told in a finally.", True,
-          "A listener only knows a run is over when it is told so, on every way out."),
          ("An error message, from the listener.", False,
-          "The listener is told nothing about the exception unless run_agent tells it.")],
+          "The listener is told nothing about the exception unless run_agent tells it."),
+         ("The spinner turns for ever, unless run_end is told in a finally.", True,
+          "A listener only knows a run is over when it is told so, on every way out.")],
         "End every run with exactly one run_end, with its reason, from a finally: a run that "
         "raised must still say that it is over."),
     _predict(
@@ -360,6 +361,23 @@ PREDICTIONS = [
         "bounds attempts, not an invoice for successes."),
 ]
 
+# The options of the questions whose right answer moved off B, in today's order, each named
+# by the letter it had until then. Progress files of version 1 hold those letters; the store
+# reads them through this table, so a commitment still names the option the student chose.
+LETTERS_IN_VERSION_1 = {"l1-two-calls": "ACB", "l2-call-order": "BAC", "l3-label": "CAB",
+                        "l5-outage": "BCA", "l6-cut": "CAB", "l7-where": "BAC",
+                        "l7-run-end": "ACB"}
+
+
+def letter_today(question_id: str, answer: str) -> str:
+    """The letter today's order gives the option a version-1 progress file committed as
+    `answer`; any other answer (an open question's words, an unmoved question) unchanged."""
+    before = LETTERS_IN_VERSION_1.get(question_id, "")
+    if len(answer) != 1 or answer not in before:
+        return answer
+    return chr(ord("A") + before.index(answer))
+
+
 def _by_lab(questions: list[Question]) -> dict[str, list[Question]]:
     grouped: dict[str, list[Question]] = {}
     for question in questions:
@@ -379,11 +397,13 @@ class UnknownQuestion(LookupError):
 
 
 def find_question(question_id: str) -> Question:
-    """The question called `question_id`, or UnknownQuestion naming the ones there are."""
-    for questions in QUESTIONS.values():
-        for question in questions:
-            if question.id == question_id.strip():
-                return question
-    known = ", ".join(q.id for qs in QUESTIONS.values() for q in qs)
-    raise UnknownQuestion(f"There is no question called {question_id!r}. "
-                          f"The questions are: {known}.")
+    """The question called `question_id`, or UnknownQuestion suggesting the nearest id (what a
+    typo most likely meant) and naming the ones there are."""
+    every = {question.id: question for questions in QUESTIONS.values() for question in questions}
+    wanted = question_id.strip()
+    if wanted in every:
+        return every[wanted]
+    nearest = difflib.get_close_matches(wanted.lower(), list(every), n=1, cutoff=0.6)
+    meant = f" Did you mean `%question {nearest[0]}`?" if nearest else ""
+    raise UnknownQuestion(f"There is no question called {question_id!r}.{meant} "
+                          f"The questions are: {', '.join(every)}.")

@@ -12,6 +12,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from agentlab_magics.checking.student import as_in_the_cell
+
 HIDDEN = re.compile(r"\n?### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS\n?", re.S)
 CHECK_LINE = re.compile(r"\s*%%check\s+(\S+)")
 
@@ -60,7 +62,8 @@ def without_hidden(source: str) -> str:
 
 
 def lab_sources(cells: list[dict]) -> dict[str, str]:
-    """Each lab's answer: the body of the first solution cell that starts `%%check LAB`."""
+    """Each lab's answer: the body of the first solution cell that starts `%%check LAB`, laid
+    out as the cell holds it (`as_in_the_cell`), so the grader's line N is the cell's line N."""
     found: dict[str, str] = {}
     for cell in cells:
         if cell.get("cell_type") != "code" or not _nbgrader(cell).get("solution"):
@@ -69,5 +72,5 @@ def lab_sources(cells: list[dict]) -> dict[str, str]:
         first, _, body = source.partition("\n")
         match = CHECK_LINE.match(first)
         if match:
-            found.setdefault(match.group(1), body)
+            found.setdefault(match.group(1), as_in_the_cell(body))
     return found

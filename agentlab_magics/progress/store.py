@@ -6,11 +6,11 @@ A lab's state (`LabProgress.state`), the one definition the map, the docs and ev
 - in progress: something is (a test passed, an answer committed, the solution opened), but
   not yet every test in one check and an answer to every question;
 - mastered: every test passed in one check made before the lab's solution was opened, and
-  every question has a committed answer (the course's own rule: the map counts commitments,
-  and says beside the word how many answers were wrong, since a commitment is never replaced);
-- built with help: every question answered and every test passed, but only in checks made
-  after the solution was opened. Opening the solution after an unaided pass changes nothing:
-  that pass stays one made without help.
+  every question has a committed answer, each choice the right one;
+- built with help: every question answered and every test passed in one check, but the pass
+  came only after the solution was opened, or a choice was wrong (its explanation, shown once
+  it was committed, is help, and a commitment is never replaced). Opening the solution after
+  an unaided pass changes nothing: that pass stays one made without help.
 
 Every write goes to a temporary file in the same folder and is then renamed over the
 store, so a crash leaves the old file or the new one, never half of one. Every write is a
@@ -90,7 +90,8 @@ class LabProgress(BaseModel):
     def state(self, key: dict[str, str | None]) -> State:
         """The lab's state (module docstring), `key` giving its questions' right answers."""
         if self.passed and all(question in self.questions for question in key):
-            return "mastered" if self.passed_unaided else "built with help"
+            unaided = self.passed_unaided and len(self.right(key)) == len(key)
+            return "mastered" if unaided else "built with help"
         started = self.questions or self.tests_passed or self.solution_opened
         return "in progress" if started else "not started"
 
@@ -124,10 +125,39 @@ def _earliest(one: str | None, other: str | None) -> str | None:
 
 
 class Progress(BaseModel):
-    """The whole file."""
+    """The whole file. A choice's answer is the letter the option has in today's order; a file
+    of version 1 holds the letters options had before some right answers moved off B, and is
+    read as the same choices in today's letters (`questions.letter_today`)."""
 
-    version: Literal[1] = 1
+    version: Literal[2] = 2
     labs: dict[str, LabProgress] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _letters_of_version_1(cls, data: object) -> object:
+        if not (isinstance(data, dict) and data.get("version", 1) == 1
+                and isinstance(data.get("labs", {}), dict)):
+            return data
+        return {**data, "version": 2,
+                "labs": {lab_id: _relettered(record)
+                         for lab_id, record in data.get("labs", {}).items()}}
+
+
+def _relettered(record: object) -> object:
+    """A version-1 lab record with each committed letter as today's order names that option;
+    anything not of that shape as it was, for validation to describe."""
+    from agentlab_magics.course.questions import letter_today
+
+    questions = record.get("questions") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or not isinstance(questions, dict):
+        return record
+    relettered = {}
+    for question_id, commitment in questions.items():
+        if isinstance(commitment, dict) and isinstance(commitment.get("answer"), str):
+            commitment = {**commitment,
+                          "answer": letter_today(question_id, commitment["answer"])}
+        relettered[question_id] = commitment
+    return {**record, "questions": relettered}
 
 
 class ProgressError(ValueError):

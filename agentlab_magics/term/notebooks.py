@@ -86,8 +86,10 @@ def _part(part: Part, first: bool, student: bool) -> list:
     lab = find_lab(part.lab)
     grade_id = "harness" if first else f"harness-{part.lab}"
     body = lab.starter if student else lab.marked
+    shapes = [_markdown(part.shapes)] if part.shapes else []
     return [
         _markdown(f"## {lab.title}\n\n{part.text}"),
+        *shapes,
         _code(f"%%check {lab.id}\n{body.rstrip()}", grade_id=grade_id, solution=True),
         _markdown(f"### Grading: {lab.title}\n\nThese cells run the tests `%%check` ran, and "
                   "some held back for grading. Do not edit or delete them."),

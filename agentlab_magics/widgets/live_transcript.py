@@ -136,7 +136,19 @@ class LiveTranscript:
 
 def watch(model: Any = None) -> LiveTranscript:
     """Show a live transcript here and return it: pass it to run_agent as its listener (and
-    the run's model here, for what each request cost)."""
+    the run's model here, for what each request cost).
+
+    It is called with lesson 7's events, plain dicts, in this order:
+    {"type": "run_start", "prompt": prompt} first;
+    {"type": "message", "message": message} right after each message is appended;
+    per model call {"type": "turn_start", "turn": n} (turns count from 1), the reply's
+    "message" event, then for each call {"type": "tool_start", "turn": n, "call": call}
+    before the tool runs and {"type": "tool_end", "turn": n, "call": call, "result": result}
+    once its result is appended (then the result's "message" event), and
+    {"type": "turn_end", "turn": n};
+    {"type": "run_end", "reason": reason} last, exactly once, however the run ends: "done",
+    "failed", "max_turns" (after the stop's "message", with no turn) or "raised".
+    """
     from IPython.display import display
 
     live = LiveTranscript(model)

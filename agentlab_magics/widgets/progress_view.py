@@ -1,9 +1,11 @@
 """The progress map: the course as a path of stops, each with its state by colour and mark.
 
 One stop per page of the course (notebook.syllabus: lessons 1-6, checkpoint A, lesson 7, the
-bounded unit), showing its state, each lab's tests passed and its questions answered right; a page
-without questions says nothing about questions. The map is static HTML and text only (a widget
-would add nothing: there is nothing to click), and every value is escaped.
+bounded unit), showing its state, each lab's tests passed (its own, and how many more its
+`%%check` runs, so the two counts never seem to disagree), what is left to finish it, each
+answer committed wrong, and its questions answered right; a page without questions says nothing
+about questions. The map is static HTML and text only (a widget would add nothing: there is
+nothing to click), and every value is escaped.
 """
 
 from __future__ import annotations
@@ -18,14 +20,48 @@ MARKS = {"not started": "○", "in progress": "◐", "mastered": "★", "built w
 MEANINGS = {
     "not started": "nothing done yet",
     "in progress": "started, not finished",
-    "mastered": "every test passed before any help, every question answered",
-    "built with help": "passed only after the solution was opened",
+    "mastered": "every test passed in one check before any help, every question answered right",
+    "built with help": "finished, but passed only after the solution was opened, or with an "
+                       "answer committed wrong",
 }
+WRONG = "✗"
 
 
 def lab_line(lab: dict[str, Any]) -> str:
-    """How many of the lab's own tests have passed, such as "12 of 12 tests passed"."""
-    return f"{lab['tests_passed']} of {lab['tests']} tests passed"
+    """How many of the lab's own tests have passed, such as "12 of 12 tests passed"; where its
+    `%%check` runs more (earlier lessons' tests that still hold), how many more, and where they
+    count: "10 of 10 own tests passed; %%check lesson5 runs 40, the other 30 counting in
+    earlier lessons"."""
+    own = f"{lab['tests_passed']} of {lab['tests']}"
+    carried = lab["checked"] - lab["tests"]
+    if not carried:
+        return f"{own} tests passed"
+    return (f"{own} own tests passed; %%check {lab['lab']} runs {lab['checked']}, the other "
+            f"{carried} counting in earlier lessons")
+
+
+def left_line(lab: dict[str, Any]) -> str:
+    """What is left to finish the lab, such as "Left: pass all 40 tests of %%check lesson5 in
+    one check, the 30 from earlier lessons too; answer %question l5-outage"; empty when
+    nothing is."""
+    left = []
+    if not lab["one_check"]:
+        carried = lab["checked"] - lab["tests"]
+        also = f", the {carried} from earlier lessons too" if carried else ""
+        left.append(f"pass all {lab['checked']} tests of %%check {lab['lab']} in one "
+                    f"check{also}")
+    unanswered = lab["unanswered"]
+    if len(unanswered) == 1:
+        left.append(f"answer %question {unanswered[0]}")
+    elif unanswered:
+        left.append(f"answer {', '.join(unanswered[:-1])} and {unanswered[-1]} (%question ID)")
+    return f"Left: {'; '.join(left)}" if left else ""
+
+
+def wrong_lines(lab: dict[str, Any]) -> list[str]:
+    """One line per answer committed wrong: what was chosen, what is right, where to read why."""
+    return [f"{WRONG} {wrong['id']}: answered {wrong['answer']}, wrong; {wrong['right']} is "
+            f"right (%question {wrong['id']} says why)" for wrong in lab["wrong"]]
 
 
 def questions_line(questions: dict[str, int]) -> str:
@@ -60,6 +96,10 @@ def map_html(data: dict[str, Any]) -> str:
             title = (f'<span class="al-mark {state_class(lab["state"])}">{MARKS[lab["state"]]}'
                      f'</span> {escape(lab["title"])}: ' if several else "")
             parts.append(f'<div class="al-stop-line">{title}{escape(lab_line(lab))}</div>')
+            parts.extend(f'<div class="al-stop-line al-left">{escape(left)}</div>'
+                         for left in [left_line(lab)] if left)
+            parts.extend(f'<div class="al-stop-line al-wrong">{escape(line)}</div>'
+                         for line in wrong_lines(lab))
         asked = questions_line(stop["questions"])
         if asked:
             parts.append(f'<div class="al-stop-line">{escape(asked)}</div>')
@@ -80,6 +120,7 @@ def map_text(data: dict[str, Any]) -> str:
         for lab in stop["labs"]:
             title = f"{MARKS[lab['state']]} {lab['title']}: " if several else ""
             lines.append(f"    {title}{lab_line(lab)}")
+            lines.extend(f"    {line}" for line in [left_line(lab), *wrong_lines(lab)] if line)
         asked = questions_line(stop["questions"])
         if asked:
             lines.append(f"    {asked}")

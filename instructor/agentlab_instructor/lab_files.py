@@ -41,6 +41,19 @@ CONTENTS: dict[str, tuple[list[str], list[str]]] = {
 CHECKPOINT_A = ("checkpoint-a", "lesson6", "checkpoint A",
                 "Rebuild the three names in the gaps. Nothing here is new: the tests are those "
                 "of lessons 3, 4 and 5.")
+# A note above the gaps of a lesson's starter: what the tests compare that the file cannot show.
+NOTES = {
+    "lesson7": (
+        "run_agent tells `listener` each step, through emit, as a plain dict, in this order:\n"
+        '{"type": "run_start", "prompt": prompt} first;\n'
+        '{"type": "message", "message": message} right after each message is appended;\n'
+        'per model call {"type": "turn_start", "turn": n} (from 1), the reply\'s "message",\n'
+        'then per call {"type": "tool_start", "turn": n, "call": call} before the tool runs and\n'
+        '{"type": "tool_end", "turn": n, "call": call, "result": result} once its result is\n'
+        'appended (then the result\'s "message"), and {"type": "turn_end", "turn": n};\n'
+        '{"type": "run_end", "reason": reason} last, exactly once, however the run ends:\n'
+        '"done", "failed", "max_turns" (after the stop\'s "message", with no turn) or "raised".'),
+}
 # The one-function labs: (starter, reference), both written by hand.
 FUNCTIONS: dict[str, tuple[str, str]] = {
     "checkpoint-a-test": (functions.TEST_LAB_STARTER, functions.TEST_LAB_REFERENCE),
@@ -86,7 +99,8 @@ def _harness_files() -> dict[str, LabFiles]:
             contents.pop(name)
         for spec in added:
             contents[spec.partition("@")[0]] = _piece(spec)
-        made[lab_id] = _lesson_files(find_lab(lab_id), _in_reference_order(contents))
+        made[lab_id] = _lesson_files(find_lab(lab_id), _in_reference_order(contents),
+                                     note=NOTES.get(lab_id, ""))
         checkpoint, after, title, note = CHECKPOINT_A
         if lab_id == after:
             made[checkpoint] = _lesson_files(find_lab(checkpoint),

@@ -32,8 +32,8 @@ def progress_notebook() -> nbformat.NotebookNode:
     return notebook_of(
         "%load_ext agentlab_magics",
         "%%check lesson5 --quiet\n" + find_lab("lesson5").reference,
-        "%question l5-outage --answer B --static\n%question l1-two-calls --answer A --static\n"
-        "%question l3-label --answer B --static",
+        "%question l5-outage --answer A --static\n%question l1-two-calls --answer A --static\n"
+        "%question l3-label --answer C --static",
         "%solution lesson3",
         "%%check lesson3 --quiet\n" + find_lab("lesson3").reference,
         "%progress")
@@ -63,9 +63,14 @@ def test_the_map_is_a_path_of_the_course_coloured_by_state(lab, tmp_path_factory
         dot = stop(map_, page_id).locator(".al-dot")
         expect(dot).to_have_css("border-top-color", colour)  # the map's own styles apply
     # lesson 5's own tests: the 30 of earlier lessons that still hold count in theirs
-    expect(stop(map_, "lesson5")).to_contain_text("10 of 10 tests passed")
+    expect(stop(map_, "lesson5")).to_contain_text(
+        "10 of 10 own tests passed; %%check lesson5 runs 40, the other 30 counting in earlier")
     expect(stop(map_, "lesson5")).to_contain_text("1 of 1 question answered right")
     expect(stop(map_, "lesson1")).to_contain_text("0 of 1 question answered right, 1 wrong")
+    expect(stop(map_, "lesson1").locator(".al-wrong")).to_have_text(
+        "✗ l1-two-calls: answered A, wrong; C is right (%question l1-two-calls says why)")
+    expect(stop(map_, "lesson1").locator(".al-left")).to_have_text(
+        "Left: pass all 7 tests of %%check lesson1 in one check")
     expect(stop(map_, "lesson4")).to_contain_text("1 question to answer")
     expect(map_).not_to_contain_text("0 of 0")
     expect(map_.locator(".al-legend li")).to_have_count(len(STATES))

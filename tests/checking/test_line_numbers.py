@@ -62,3 +62,22 @@ def test_the_caret_stays_on_the_line_it_points_into(source):
     shown, caret = str(raised.value).splitlines()[1:3]
     assert caret.strip() == "^"
     assert len(caret) <= len(shown), (shown, caret)
+
+
+def graded_source(body: str) -> str:
+    """What the grader checks of a submitted `%%check lesson5` cell holding `body`."""
+    from agentlab_magics.grading.cells import lab_sources
+
+    submitted = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True}},
+                 "source": "%%check lesson5\n" + body}
+    return lab_sources([submitted])["lesson5"]
+
+
+def test_the_graders_line_numbers_are_the_cells():
+    assert run("lesson5", "", source=graded_source(BROKEN)).problem.startswith(
+        "Line 3 of your cell is not valid Python")
+    report = run("lesson5", "", source=graded_source(RAISING), timeout=5,
+                 only=["test_error_message_shape", "test_a_503_is_written_down_not_raised"])
+    assert [o.message for o in report.outcomes if o.outcome == "error"] == [
+        "Your code raised KeyError: 'oops', at line "
+        f"{RAISING_LINE + 1}: raise KeyError('oops')"]

@@ -139,6 +139,7 @@ def test_question_answers_in_own_words_and_bad_input(shell, capsys):
     out = cell(shell, '%question a8-own-words --answer "a reply whose label lies"', capsys)
     assert "Your answer" in out and "a reply whose label lies" in out
     assert "There is no question called 'nope'" in cell(shell, "%question nope", capsys)
+    assert "Did you mean `%question a5-outage`?" in cell(shell, "%question a5_outage", capsys)
     assert "answer with A, B or C" in cell(shell, "%question a5-outage --answer Q", capsys)
     assert "Usage:" in cell(shell, "%question", capsys)
 
@@ -152,9 +153,11 @@ def test_solution_shows_the_reference_and_marks_help(shell, capsys, tmp_path):
 
 
 def test_progress_map_export_and_import(shell, capsys, tmp_path):
-    cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
-    assert "in progress" in cell(shell, "%progress", capsys)
-    cell(shell, "%question l5-outage --answer B", capsys)
+    checked = cell(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
+    shown = cell(shell, "%progress", capsys)
+    assert "40 of 40 tests passed" in checked and "%%check lesson5 runs 40" in shown
+    assert "in progress" in shown and "Left: answer %question l5-outage" in shown
+    cell(shell, "%question l5-outage --answer A", capsys)
     assert "mastered" in cell(shell, "%progress", capsys)
     target = tmp_path / "export.json"
     assert "exported" in cell(shell, f"%progress export {target}", capsys)

@@ -101,7 +101,7 @@ def test_check_and_question_tell_of_a_file_set_aside_and_still_record(shell, cap
     out = said(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
     assert "was unreadable: it is not a progress file (its JSON is nested too deeply" in out
     assert "40 of 40 tests passed" in out and stored(tmp_path).lab("lesson5").passed
-    path.write_text(json.dumps({"version": 2}))
+    path.write_text(json.dumps({"version": 3}))
     out = said(shell, "%question a4-jumbled-order --answer C --static", capsys)
     assert "was unreadable: it is not a progress file (version" in out and "Your answer" in out
     assert len(list(tmp_path.glob("progress.json.corrupt-*"))) == 2

@@ -1,6 +1,7 @@
 """The progress map and the %solution view: a path of the course's pages in order, each with
-its state by colour and mark, tests passed and questions answered right; no "0 of 0
-questions"; everything escaped; static HTML and text, no widget."""
+its state by colour and mark, tests passed (counted as %%check counts them), what is left,
+each wrong answer as wrong and questions answered right; no "0 of 0 questions"; everything
+escaped; static HTML and text, no widget."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import re
 import pytest
 
 from agentlab_magics import notebook
+from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.course import find_lab
 from agentlab_magics.course.questions import questions_for
 from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import STATES
@@ -23,10 +26,10 @@ PAGES = ["lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "chec
 @pytest.fixture
 def store(tmp_path):
     store = ProgressStore(tmp_path / "p.json")
-    store.commit("lesson1", "l1-two-calls", "B")             # right
+    store.commit("lesson1", "l1-two-calls", "C")             # right
     store.checked("lesson1", ["test_user_message_is_role_and_content", "not_a_test"],
                   all_passed=True)  # a name no test has (any more) is not counted
-    store.commit("lesson2", "l2-call-order", "A")            # wrong
+    store.commit("lesson2", "l2-call-order", "B")            # wrong
     store.checked("lesson2", [], all_passed=True)
     store.solution_opened("lesson3")
     store.commit("lesson3", "l3-label", "B")
@@ -39,7 +42,7 @@ def test_the_map_is_the_course_in_order_with_each_pages_state(store):
     stops = notebook.syllabus(store)
     assert [stop["id"] for stop in stops] == PAGES
     states = {stop["id"]: stop["state"] for stop in stops}
-    assert states["lesson1"] == "mastered" and states["lesson2"] == "mastered"
+    assert states["lesson1"] == "mastered" and states["lesson2"] == "built with help"
     assert states["lesson3"] == "built with help" and states["lesson4"] == "not started"
     assert states["checkpoint-a"] == "in progress"
     assert [lab["lab"] for lab in stops[6]["labs"]] == ["checkpoint-a", "checkpoint-a-test"]
@@ -52,7 +55,7 @@ def test_the_text_has_a_line_per_page_and_no_empty_question_count(store):
     text = ProgressView(notebook.syllabus(store)).to_text()
     assert "0 of 0" not in text
     assert "★ Lesson 1: the conversation is a list: mastered" in text
-    assert "★ Lesson 2: tool calls and results: mastered" in text
+    assert "☆ Lesson 2: tool calls and results: built with help" in text
     assert "0 of 1 question answered right, 1 wrong" in text
     assert "1 of 8 questions answered right, 7 to answer" in text  # checkpoint A
     assert "1 question to answer" in text and "0 of 1 question answered right\n" not in text
@@ -110,3 +113,50 @@ def test_the_solutions_code_is_escaped():
     view = SolutionView(notebook.Solution("lesson1", "<i>t</i>", "x = '<script>'\n"))
     page = view.to_html()
     assert "<script>" not in page and "&lt;script&gt;" in page and "<i>" not in page
+
+
+def lines_of(store, page_id: str) -> list[str]:
+    """The map's text lines of the page `page_id`: its heading, then its details."""
+    stops = notebook.syllabus(store)
+    position = [stop["id"] for stop in stops].index(page_id)
+    text = ProgressView(stops[position:position + 1]).to_text()
+    return text.split("\n\n")[0].splitlines()[1:]
+
+
+def test_the_map_counts_what_check_runs_and_says_where_the_rest_count(store):
+    lesson5 = lines_of(store, "lesson5")
+    tests = lab_tests(find_lab("lesson5"))
+    own = [test for test in tests if not test.group]
+    assert lesson5[1] == (f"    0 of {len(own)} own tests passed; %%check lesson5 runs "
+                          f"{len(tests)}, the other {len(tests) - len(own)} counting in "
+                          "earlier lessons")
+    assert lines_of(store, "lesson1")[1].strip().endswith("of 7 tests passed")  # nothing carried
+
+
+def test_a_half_mark_says_what_is_left(tmp_path):
+    store = ProgressStore(tmp_path / "p.json")
+    own = [test.name for test in lab_tests(find_lab("lesson5"), still_holds=False)]
+    store.checked("lesson5", own, all_passed=False)  # its own pass; an earlier lesson's fails
+    heading, counted, left, questions = lines_of(store, "lesson5")
+    assert heading.startswith("◐") and counted.startswith(f"    {len(own)} of {len(own)} own")
+    assert left == ("    Left: pass all 40 tests of %%check lesson5 in one check, the 30 from "
+                    "earlier lessons too; answer %question l5-outage")
+    store.commit("lesson5", "l5-outage", "A")
+    store.checked("lesson5", own, all_passed=True)
+    assert not any("Left" in line for line in lines_of(store, "lesson5"))
+    assert lines_of(store, "checkpoint-a")[2] == (
+        "    Left: pass all 67 tests of %%check checkpoint-a in one check, the 44 from earlier "
+        "lessons too; answer a1-skipped-call, a2-silent-cut, a3-only-what-is-new, "
+        "a4-jumbled-order, a5-outage, a6-copied-list, a7-in-common and a8-own-words "
+        "(%question ID)")
+
+
+def test_a_wrong_answer_is_shown_wrong_and_never_beside_mastered(store):
+    heading, _, wrong, count = lines_of(store, "lesson2")
+    assert "mastered" not in heading and heading.endswith("built with help")
+    assert wrong == ("    ✗ l2-call-order: answered B, wrong; A is right (%question "
+                     "l2-call-order says why)")
+    page = ProgressView(notebook.syllabus(store)).to_html()
+    assert ('<div class="al-stop-line al-wrong">✗ l2-call-order: answered B, wrong; A is right'
+            in page)
+    assert "★" not in "".join(lines_of(store, "lesson2"))

@@ -40,7 +40,7 @@ def test_writes_leave_no_temporary_files(tmp_path):
         store.commit("lesson1", f"q{n}", "A")
     # the lock file stays: removing it while another process waits on it would break the lock
     assert sorted(p.name for p in tmp_path.iterdir()) == [".p.json.lock", "p.json"]
-    assert json.loads((tmp_path / "p.json").read_text())["version"] == 1
+    assert json.loads((tmp_path / "p.json").read_text())["version"] == 2
 
 
 def test_the_default_path_follows_the_environment(tmp_path, monkeypatch):

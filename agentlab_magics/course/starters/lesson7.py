@@ -1,4 +1,15 @@
-"""harness.py: 07 Show your work."""
+"""harness.py: 07 Show your work.
+
+run_agent tells `listener` each step, through emit, as a plain dict, in this order:
+{"type": "run_start", "prompt": prompt} first;
+{"type": "message", "message": message} right after each message is appended;
+per model call {"type": "turn_start", "turn": n} (from 1), the reply's "message",
+then per call {"type": "tool_start", "turn": n, "call": call} before the tool runs and
+{"type": "tool_end", "turn": n, "call": call, "result": result} once its result is
+appended (then the result's "message"), and {"type": "turn_end", "turn": n};
+{"type": "run_end", "reason": reason} last, exactly once, however the run ends:
+"done", "failed", "max_turns" (after the stop's "message", with no turn) or "raised".
+"""
 
 
 # == 1 messages ==
