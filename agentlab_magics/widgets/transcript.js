@@ -245,12 +245,12 @@ function renderTranscript(host, given, model) {
     if (row.call_id) item.dataset.callId = row.call_id;
 
     const line = node("div", "al-line");
-    line.append(node("span", "al-index", row.index), node("span", "al-role", row.role));
+    line.append(node("span", "al-index", row.number ?? row.index), node("span", "al-role", row.role));
     if (row.tool_name) line.append(node("span", "al-tag", row.tool_name));
     if (row.role === "toolResult") {
-      const answers = node("span", "al-tag al-answers",
-        row.call_row === undefined ? `answers ${row.call_id} · no such call`
-          : `answers ${row.call_id} · row ${row.call_row}`);
+      const where = row.call_row !== undefined ? `row ${row.call_number ?? row.call_row}`
+        : row.call_not_kept ? "its call is not kept" : "no such call";
+      const answers = node("span", "al-tag al-answers", `answers ${row.call_id} · ${where}`);
       answers.dataset.action = "go-to-call";
       line.append(answers);
     }
@@ -280,8 +280,10 @@ function renderTranscript(host, given, model) {
           chip.append(withHits(node("span", "al-call-id"), call.id || "(no id)", state.query), " ",
             withHits(node("span", "al-call-name"), call.name || "?", state.query),
             withHits(node("span", "al-call-args"), ` ${call.arguments}`, state.query),
-            call.result_row !== undefined ? ` → row ${call.result_row}`
-              : live ? " → running…" : " → no result");
+            call.result_row !== undefined ? ` → row ${call.result_number ?? call.result_row}`
+              + (call.out_of_place ? ", out of place" : "")
+              : live ? " → running…" : call.not_kept ? " → its result is not kept"
+                : " → no result");
           calls.append(chip);
         }
         body.append(calls);
@@ -291,7 +293,8 @@ function renderTranscript(host, given, model) {
     if (complaints.length) {
       const list = node("ul", "al-complaints");
       for (const complaint of complaints) {
-        const entry = withHits(node("li"), complaint.text, state.query);
+        const said = complaint.note ? `${complaint.text} (${complaint.note})` : complaint.text;
+        const entry = withHits(node("li"), said, state.query);
         if (state.view === "record" && data.request_verdict && !complaint.request) {
           entry.classList.add("al-soft");
           entry.append(" (not in the request context_for_model computes)");
@@ -300,6 +303,7 @@ function renderTranscript(host, given, model) {
       }
       item.append(list);
     }
+    if (row.gap_after) item.append(node("div", "al-gap al-note", row.gap_after));
     paint(item);
     return item;
   }

@@ -88,7 +88,8 @@ def test_complaints_sit_on_their_rows_and_the_toggle_shows_the_request(mount):
     page = mount(transcript_data([U, lab.reply(C1), FAILED, R1]))
     complaint = lambda index: page.eval_on_selector_all(  # noqa: E731
         f'.al-row[data-index="{index}"] .al-complaints li', "n => n.map(li => li.textContent)")
-    assert complaint(1) == ["toolCall c1 has no toolResult"
+    assert complaint(1) == ["toolCall c1 has no toolResult (its toolResult is at row 3; it must "
+                            "come right after this message, in call order)"
                             " (not in the request context_for_model computes)"]
     assert indexes(page, ".al-left-out") == []
     toggle = page.locator('[data-action="toggle-view"]')
