@@ -120,7 +120,8 @@ def report_html(data: dict[str, Any]) -> str:
     for test, group in zip(data["tests"], group_headings(data["tests"])):
         if group:
             parts.append(f'<li class="al-group">{escape(group)}</li>')
-        heading = (f'<span class="al-mark">{escape(test["mark"])}</span>'
+        heading = (f'<span class="al-mark" title="{escape(test["outcome"])}">'
+                   f'{escape(test["mark"])}</span>'
                    f'<span class="al-sentence">{escape(test["sentence"])}</span>')
         parts.append(f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
                      f'data-test="{escape(test["name"])}">')

@@ -87,7 +87,22 @@ function drawHead(head, data, total) {
   }
   if (data.record_note) head.append(node("p", "al-note", data.record_note));
   if (data.live) head.append(node("p", `al-live-state al-${data.live.state}`, liveLine(data.live)));
+  if (data.key) head.append(drawKey(data.key));
   return requestVerdict;
+}
+
+// What the marks mean: a swatch and words for each kind of row, then how chips work.
+function drawKey(key) {
+  const details = node("details", "al-key");
+  details.append(node("summary", "", key.title));
+  const list = node("ul", "al-key-list");
+  for (const [kind, words] of key.marks) {
+    const item = node("li");
+    item.append(node("span", `al-swatch ${kind}`), words);
+    list.append(item);
+  }
+  details.append(list, node("p", "al-note", `${key.chips} ${key.keys}`));
+  return details;
 }
 
 // A live run's state: running, with its time so far and what it has cost, or finished (the
@@ -139,6 +154,7 @@ function renderTranscript(host, given, model) {
   const search = node("input", "al-search");
   search.type = "search";
   search.placeholder = "search messages";
+  search.setAttribute("aria-label", "Search the messages");
   search.dataset.action = "search";
   const found = node("span", "al-found");
   if (data.request_verdict) toolbar.append(toggle); // only where there is a request to show
@@ -250,7 +266,8 @@ function renderTranscript(host, given, model) {
     if (row.role === "toolResult") {
       const where = row.call_row !== undefined ? `row ${row.call_number ?? row.call_row}`
         : row.call_not_kept ? "its call is not kept" : "no such call";
-      const answers = node("span", "al-tag al-answers", `answers ${row.call_id} · ${where}`);
+      const answers = node("button", "al-tag al-answers", `answers ${row.call_id} · ${where}`);
+      answers.type = "button";
       answers.dataset.action = "go-to-call";
       line.append(answers);
     }
@@ -273,7 +290,8 @@ function renderTranscript(host, given, model) {
       if (row.calls) {
         const calls = node("div", "al-calls");
         for (const call of row.calls) {
-          const chip = node("span", "al-chip");
+          const chip = node("button", "al-chip");
+          chip.type = "button";
           chip.dataset.row = row.index;
           if (call.id) chip.dataset.callId = call.id;
           if (call.result_row !== undefined) chip.dataset.resultRow = call.result_row;
@@ -502,6 +520,10 @@ function renderTranscript(host, given, model) {
       hover = null;
       repaint();
     }],
+    [spacer, "focusin", (event) => { // the keyboard lights a link as the mouse does
+      hover = linkOf(event.target);
+      repaint();
+    }],
     [spacer, "click", (event) => {
       const link = linkOf(event.target);
       if (!link) return;
@@ -510,8 +532,15 @@ function renderTranscript(host, given, model) {
       state.pinned = same ? null : link;
       repaint();
       if (same) return;
-      if (event.target.closest(".al-chip") && link.resultRow !== null) scrollToRow(link.resultRow);
-      if (event.target.closest(".al-answers")) scrollToRow(link.callRow);
+      if (event.target.closest(".al-chip") && link.resultRow !== null) {
+        scrollToRow(link.resultRow);
+        drawn.get(link.resultRow)?.querySelector(".al-answers")?.focus({ preventScroll: true });
+      }
+      if (event.target.closest(".al-answers")) {
+        scrollToRow(link.callRow);
+        drawn.get(link.callRow)?.querySelector(`.al-chip[data-call-id="${CSS.escape(link.callId)}"]`)
+          ?.focus({ preventScroll: true });
+      }
     }],
     [spacer, "toggle", (event) => {
       const item = event.target.closest(".al-row");
@@ -603,8 +632,9 @@ function renderReport(host, data) {
     }
     const item = node("li", `al-test al-outcome-${test.outcome}`);
     item.dataset.test = test.name;
-    const heading = [node("span", "al-mark", test.mark),
-      node("span", "al-sentence", test.sentence)];
+    const mark = node("span", "al-mark", test.mark);
+    mark.title = test.outcome;
+    const heading = [mark, node("span", "al-sentence", test.sentence)];
     if (test.message || test.transcript || test.sent) {
       const details = node("details");
       details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
@@ -648,6 +678,7 @@ function renderDiff(host, data) {
   const search = node("input", "al-search");
   search.type = "search";
   search.placeholder = "find in both runs";
+  search.setAttribute("aria-label", "Find in both runs");
   const found = node("span", "al-found");
   toolbar.append(only, search, found);
   const table = node("table", "al-diff-table");
@@ -670,6 +701,8 @@ function renderDiff(host, data) {
       if (row.unfolds) {
         line.dataset.action = "unfold";
         line.title = "show these turns";
+        line.tabIndex = 0; // a fold is a control: reached with Tab, opened with Enter or Space
+        line.setAttribute("role", "button");
       }
     } else {
       line.className = `al-turn al-state-${row.state}${row.parts ? " al-parts" : ""}`;
@@ -719,14 +752,30 @@ function renderDiff(host, data) {
       return;
     } else if (target.dataset.action === "unfold") {
       unfolded.add(drawn.find((item) => item.line === target).row);
+      const had = target === document.activeElement;
+      apply();
+      const first = target.nextElementSibling; // the first of the turns the fold stood for
+      if (had && first) { // the fold is hidden now: the keyboard goes on from what it showed
+        first.tabIndex = -1;
+        first.focus();
+      }
+      return;
     }
     apply();
   };
+  const pressed = (event) => {
+    if ((event.key === "Enter" || event.key === " ") && event.target.matches("tr[data-action]")) {
+      event.preventDefault();
+      event.target.click();
+    }
+  };
   view.addEventListener("click", clicked);
+  view.addEventListener("keydown", pressed);
   search.addEventListener("input", apply);
   apply();
   return () => {
     view.removeEventListener("click", clicked);
+    view.removeEventListener("keydown", pressed);
     search.removeEventListener("input", apply);
   };
 }

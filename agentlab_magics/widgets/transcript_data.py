@@ -45,6 +45,17 @@ CHAT_NOTE = ("Read as a chat-completions record (system and tool messages, calls
 CHAT_HINT = ("These look like chat-completions messages, the bounded unit's: give %transcript "
              "the LoopResult itself to draw them as a chat-completions record.")
 
+KEY = {  # what the marks of a transcript drawn on its own mean
+    "title": "What the marks mean",
+    "marks": [["al-role-user", "user message"], ["al-role-assistant", "assistant reply"],
+              ["al-role-toolResult", "toolResult, indented under its reply"],
+              ["al-is-error", "a failed reply or an error result"],
+              ["al-flagged", "a message the provider would complain about"]],
+    "chips": ('A chip is a tool call; "→ row N" is the toolResult that answers it, and that '
+              'result\'s "answers" tag points back.'),
+    "keys": "Click either, or reach it with Tab and press Enter, to light up both and go there.",
+}
+
 _PREFIX = re.compile(r"messages\[(\d+)\]: (.*)", re.DOTALL)
 _UNANSWERED = re.compile(r"toolCall (.*) has no toolResult", re.DOTALL)
 _STRAY = re.compile(r"toolResult (.*) has no toolCall before it", re.DOTALL)
@@ -96,9 +107,10 @@ def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
     is drawn as the course's messages (widgets.chat_record) and judged as sent: the bounded
     unit sends its whole record, so no context_for_model rule applies to it.
 
-    A check report draws a run's record with less: rule=False leaves out everything the
-    course's own context_for_model rule says (the report shows the requests the student's
-    code sent instead), and judged=False leaves out the provider's verdict and complaints
+    A check report draws a run's record with less: rule=False leaves out the key to the
+    marks and everything the course's own context_for_model rule says (the report shows the
+    requests the student's code sent instead), and judged=False leaves out the provider's
+    verdict and complaints
     (for a failure that is not about what a provider accepts).
     """
     judgement = Judgement(source, view=view, rule=rule, judged=judged, cut=cut)
@@ -121,7 +133,7 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     kept = written[:rows] if isinstance(written, list) else []
     shown = as_course(kept) if from_chat(source, written) else kept
     return {**_kind(view, is_request), "total": total, "summary": plural(total, "message"),
-            "shape": "", "verdict": "", "counts": {},
+            "shape": "", "verdict": "", "counts": {}, "key": KEY,
             "rows": [message_row(index, message, original) for index, (message, original)
                      in enumerate(zip(shown, kept))]}
 
@@ -166,6 +178,7 @@ class Judgement:
             meter = request_meter(source)
         self.notes, self.meter = notes or {}, meter or []
         self.view, self.rule, self.cut = view, rule and not self.chat, cut
+        self.alone = rule  # drawn on its own, not as a check report's panel
         self.judged = judged and (cut is None or cut.complaints is not None)
         self._head: dict[str, Any] | None = None
         if not isinstance(self.messages, list):
@@ -218,6 +231,8 @@ class Judgement:
             data["format_note"] = CHAT_NOTE if self.chat else CHAT_HINT
         if self.meter:
             data["meter"] = self.meter
+        if self.alone:
+            data["key"] = KEY
         if not self.is_request and self.rule and not all(self.kept):
             # The request differs from the record only where the record holds a failed reply
             # (lesson 5's idea): only then is it drawn, so earlier lessons never meet it.

@@ -50,6 +50,8 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
                               data["request_shape"]))
     if "record_note" in data:
         parts.append(f'<p class="al-note">{escape(data["record_note"])}</p>')
+    if data.get("key"):
+        parts.append(key_html(data["key"]))
     if data["counts"].get("left_out"):
         parts.append('<p class="al-legend">Struck through: '
                      f'{escape(data["left_out_label"])}.</p>')
@@ -63,6 +65,16 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
         parts.append(f'<p class="al-note al-unjudged">{escape(unjudged_note(data))}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def key_html(key: dict[str, Any]) -> str:
+    """What the marks mean, folded: a swatch and words per kind of row, then the chips (the
+    static page has nothing to click, so it says nothing of clicking)."""
+    marks = "".join(f'<li><span class="al-swatch {kind}"></span>{escape(words)}</li>'
+                    for kind, words in key["marks"])
+    return (f'<details class="al-key"><summary>{escape(key["title"])}</summary>'
+            f'<ul class="al-key-list">{marks}</ul>'
+            f'<p class="al-note">{escape(key["chips"])}</p></details>')
 
 
 def unjudged_note(data: dict[str, Any]) -> str:

@@ -80,7 +80,8 @@ def test_the_static_page_has_no_script_and_its_style_is_scoped():
                  .split("}") if "{" in rule]
     for selector in selectors:
         for part in selector.split(","):
-            assert part.strip().startswith((".al-transcript", ".al-report", ".al-question")), part
+            assert part.strip().startswith((".al-transcript", ".al-report", ".al-question",
+                                            ".al-progress-map", ".al-solution")), part
 
 
 def test_complaints_are_marked_on_the_rows_they_name():

@@ -7,7 +7,7 @@ import pytest
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.widgets import report_data, transcript_data
-from agentlab_magics.widgets.rendering import asset
+from agentlab_magics.widgets.rendering import asset, stylesheet
 from tests.widgets.cases import (
     A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages, turns,
 )
@@ -36,7 +36,7 @@ def mount(browser):
     page.on("pageerror", lambda error: errors.append(str(error)))
 
     def draw(data: dict):
-        page.set_content(PAGE % asset("transcript.css"))
+        page.set_content(PAGE % stylesheet("transcript.css"))
         page.evaluate("([source, data]) => window.mount(source, data)",
                       [asset("transcript.js"), data])
         page.wait_for_timeout(100)
