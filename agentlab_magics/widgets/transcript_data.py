@@ -110,8 +110,8 @@ def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
     A check report draws a run's record with less: rule=False leaves out the key to the
     marks and everything the course's own context_for_model rule says (the report shows the
     requests the student's code sent instead), and judged=False leaves out the provider's
-    verdict and complaints
-    (for a failure that is not about what a provider accepts).
+    verdict and complaints (for a failure that is not about what a provider accepts). A
+    record kept in part comes with its `cut`.
     """
     judgement = Judgement(source, view=view, rule=rule, judged=judged, cut=cut)
     return {**judgement.head(),
@@ -190,7 +190,7 @@ class Judgement:
         self.kept = [True] * self.total if self.is_request or not self.rule else \
             _kept(messages, self.problems)
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
-        self.first = None  # the first complaint about the list sent as is, as validate says it
+        self.first: str | None = None  # the first complaint about the list sent as is
         if not self.judged:
             self.as_is: dict[int, list[str]] = {}
         elif cut is not None and cut.complaints is not None:
