@@ -91,7 +91,7 @@ function drawHead(head, data, total) {
   return requestVerdict;
 }
 
-// What the marks mean: a swatch and words for each kind of row, then how chips work.
+// What the marks mean: a swatch and words for each kind of row held, then how chips work.
 function drawKey(key) {
   const details = node("details", "al-key");
   details.append(node("summary", "", key.title));
@@ -101,7 +101,8 @@ function drawKey(key) {
     item.append(node("span", `al-swatch ${kind}`), words);
     list.append(item);
   }
-  details.append(list, node("p", "al-note", `${key.chips} ${key.keys}`));
+  details.append(list);
+  if (key.chips) details.append(node("p", "al-note", `${key.chips} ${key.keys}`));
   return details;
 }
 

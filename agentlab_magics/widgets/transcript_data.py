@@ -45,16 +45,15 @@ CHAT_NOTE = ("Read as a chat-completions record (system and tool messages, calls
 CHAT_HINT = ("These look like chat-completions messages, the bounded unit's: give %transcript "
              "the LoopResult itself to draw them as a chat-completions record.")
 
-KEY = {  # what the marks of a transcript drawn on its own mean
-    "title": "What the marks mean",
-    "marks": [["al-role-user", "user message"], ["al-role-assistant", "assistant reply"],
-              ["al-role-toolResult", "toolResult, indented under its reply"],
-              ["al-is-error", "a failed reply or an error result"],
-              ["al-flagged", "a message the provider would complain about"]],
-    "chips": ('A chip is a tool call; "→ row N" is the toolResult that answers it, and that '
-              'result\'s "answers" tag points back.'),
-    "keys": "Click either, or reach it with Tab and press Enter, to light up both and go there.",
-}
+# The key to a transcript's marks: what each kind of row looks like, and how chips work.
+MARKS = {"user": ("al-role-user", "user message"),
+         "assistant": ("al-role-assistant", "assistant reply"),
+         "toolResult": ("al-role-toolResult", "toolResult, indented under its reply"),
+         "error": ("al-is-error", "a failed reply or an error result"),
+         "flagged": ("al-flagged", "a message the provider would complain about")}
+CHIPS = ('A chip is a tool call; "→ row N" is the toolResult that answers it, and that '
+         'result\'s "answers" tag points back.')
+CHIP_KEYS = "Click either, or reach it with Tab and press Enter, to light up both and go there."
 
 _PREFIX = re.compile(r"messages\[(\d+)\]: (.*)", re.DOTALL)
 _UNANSWERED = re.compile(r"toolCall (.*) has no toolResult", re.DOTALL)
@@ -133,7 +132,7 @@ def first_screen(source: Any, *, view: str = "record", rows: int) -> dict[str, A
     kept = written[:rows] if isinstance(written, list) else []
     shown = as_course(kept) if from_chat(source, written) else kept
     return {**_kind(view, is_request), "total": total, "summary": plural(total, "message"),
-            "shape": "", "verdict": "", "counts": {}, "key": KEY,
+            "shape": "", "verdict": "", "counts": {},
             "rows": [message_row(index, message, original) for index, (message, original)
                      in enumerate(zip(shown, kept))]}
 
@@ -231,8 +230,8 @@ class Judgement:
             data["format_note"] = CHAT_NOTE if self.chat else CHAT_HINT
         if self.meter:
             data["meter"] = self.meter
-        if self.alone:
-            data["key"] = KEY
+        if self.alone and messages:
+            data["key"] = _key(counts, any(map(_is_error, messages)))
         if not self.is_request and self.rule and not all(self.kept):
             # The request differs from the record only where the record holds a failed reply
             # (lesson 5's idea): only then is it drawn, so earlier lessons never meet it.
@@ -663,6 +662,25 @@ def _counts(messages: list, problems: list, as_is: dict[int, list[str]],
         "complaints": sum(len(texts) for texts in as_is.values()),
         "left_out": kept.count(False),
     }
+
+
+def _key(counts: dict[str, int], errors: bool) -> dict[str, Any]:
+    """The key to the marks this transcript holds, and no others: a lesson's transcript never
+    explains a mark of a later lesson's (a failed reply) it does not show."""
+    held = {"user": counts["user"], "assistant": counts["assistant"],
+            "toolResult": counts["toolResult"], "error": errors,
+            "flagged": counts["complaints"] or counts["malformed"]}
+    key: dict[str, Any] = {"title": "What the marks mean",
+                           "marks": [list(MARKS[mark]) for mark, shown in held.items() if shown]}
+    if counts["calls"]:
+        key.update(chips=CHIPS, keys=CHIP_KEYS)
+    return key
+
+
+def _is_error(message: Any) -> bool:
+    """Whether a message is drawn as a failure: a failed reply, or a result marked is_error."""
+    return type(message) is dict and bool(message.get("is_error")
+                                           or message.get("stop_reason") == "error")
 
 
 def _summary(counts: dict[str, int]) -> str:

@@ -72,9 +72,9 @@ def key_html(key: dict[str, Any]) -> str:
     static page has nothing to click, so it says nothing of clicking)."""
     marks = "".join(f'<li><span class="al-swatch {kind}"></span>{escape(words)}</li>'
                     for kind, words in key["marks"])
+    chips = f'<p class="al-note">{escape(key["chips"])}</p>' if "chips" in key else ""
     return (f'<details class="al-key"><summary>{escape(key["title"])}</summary>'
-            f'<ul class="al-key-list">{marks}</ul>'
-            f'<p class="al-note">{escape(key["chips"])}</p></details>')
+            f'<ul class="al-key-list">{marks}</ul>{chips}</details>')
 
 
 def unjudged_note(data: dict[str, Any]) -> str:

@@ -175,7 +175,7 @@ def tab_to(page: Page, target: Locator, most: int = 8) -> None:
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
-def test_every_view_is_driven_from_the_keyboard_alone(lab, theme):
+def test_every_view_is_driven_from_the_keyboard_alone(lab, theme, screenshots):
     """Only the first control of each view is focused directly, as Tab would: from there,
     the keyboard alone does everything a mouse does, and a ring shows where it is."""
     page = lab.page
@@ -201,6 +201,7 @@ def test_every_view_is_driven_from_the_keyboard_alone(lab, theme):
     press(page, "Enter")
     expect(focused(page)).to_have_text("answers c1 · row 3")  # the keyboard went to the result
     expect(row(transcript, 4)).to_contain_class("al-highlight")  # and the link stays pinned
+    shoot(transcript, screenshots, f"theme-{theme}-keyboard")
     press(page, "Enter")
 
     report = view(page, "report")

@@ -93,6 +93,18 @@ def test_a_record_with_no_failed_reply_says_nothing_of_lesson_5s_request(record)
     assert "context_for_model" not in view.to_html() + view.to_text()
 
 
+def test_the_key_explains_the_marks_the_transcript_holds_and_no_others():
+    swapped = transcript_data([U, A, R2, R1])["key"]
+    assert [kind for kind, _ in swapped["marks"]] == [
+        "al-role-user", "al-role-assistant", "al-role-toolResult", "al-flagged"]
+    assert swapped["chips"].startswith("A chip is a tool call")
+    failed = transcript_data([U, FAILED, lab.user("again")])["key"]
+    assert [kind for kind, _ in failed["marks"]] == ["al-role-user", "al-role-assistant",
+                                                     "al-is-error", "al-flagged"]
+    assert "chips" not in failed
+    assert "key" not in transcript_data([U, A, R1, R2], rule=False)  # a report's panel
+
+
 def test_an_empty_failed_reply_is_fine_on_the_record_but_left_out_of_the_request():
     data = transcript_data([U, FAILED, lab.user("try again")])
     failed = data["rows"][1]
