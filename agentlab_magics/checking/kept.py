@@ -42,13 +42,28 @@ def plain(value: Any, depth: int = 0) -> Any:
     return f"<{kind.__name__} object>"
 
 
-def kept_record(messages: Any) -> tuple[list | None, int]:
-    """The first and last messages of a run's record, and how many were left out between."""
+def kept_record(messages: Any) -> tuple[list | None, int, list[str] | None]:
+    """The first and last messages of a run's record, how many were left out between, and,
+    when some were, the whole record's complaints about what is kept (whole_complaints)."""
     if type(messages) is not list:
-        return None, 0
+        return None, 0, None
     if len(messages) <= 2 * RECORD_EDGE:
-        return plain(messages), 0
-    return plain(messages[:RECORD_EDGE] + messages[-RECORD_EDGE:]), len(messages) - 2 * RECORD_EDGE
+        return plain(messages), 0, None
+    return (plain(messages[:RECORD_EDGE] + messages[-RECORD_EDGE:]),
+            len(messages) - 2 * RECORD_EDGE, whole_complaints(messages))
+
+
+def whole_complaints(messages: list) -> list[str]:
+    """What a strict provider would say of the whole record, cut to what its kept ends can
+    show: the first complaint (the verdict's) and those about the first and last RECORD_EDGE
+    messages, each capped. A record is judged whole, never as the shorter list kept of it."""
+    from agentlab_magics.lab.rules import validate
+
+    said = validate(messages)
+    last = len(messages) - RECORD_EDGE
+    kept = [text for text in said
+            if not RECORD_EDGE <= int(text[len("messages["):text.index("]")]) < last]
+    return [cap(text, SHAPE_CAP) for text in dict.fromkeys(said[:1] + kept)]
 
 
 def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:

@@ -34,6 +34,10 @@ class TestOutcome(BaseModel):
     record: list[Any] | None = None
     record_omitted: int = 0
     """Messages of the run's record left out of `record` (its middle, when it was long)."""
+    record_complaints: list[str] | None = None
+    """For a record kept in part: what a strict provider would say of the whole record (as
+    validate words it, by the whole record's indices), its first complaint and those about
+    the kept messages; None when the whole record never reached the judge."""
     requests: list[SentRequest] | None = None
     """The last requests the run's model was sent, as the student's code made them."""
     requests_sent: int = 0

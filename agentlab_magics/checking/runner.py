@@ -212,12 +212,13 @@ class Recorder:
         if type(self.messages) is list and len(self.messages) > RECORD_CAP:
             reached(record_too_long(len(self.messages)))
 
-    def kept(self, stopped: BaseException | None) -> tuple[list | None, int]:
+    def kept(self, stopped: BaseException | None) -> tuple[list | None, int, list[str] | None]:
         """The record's ends for the report: those the student process sent when it stopped
-        a list that grew past the cap, else the kept list's own."""
+        a list that grew past the cap (never whole here, so never judged), else the kept
+        list's own (kept_record)."""
         if isinstance(stopped, RecordCap):
             edges, length = stopped.edges, stopped.length
-            return plain(edges), max(length - len(edges), 0)
+            return plain(edges), max(length - len(edges), 0), None
         return kept_record(self.messages)
 
 
@@ -318,11 +319,12 @@ class Trial:
             kind, message = self.judged(exc)
         duration = time.perf_counter() - started
         output = process.end()
-        record, omitted = recorder.kept(stopped)
+        record, omitted, complaints = recorder.kept(stopped)
         requests, sent = sent_requests(recorder.model)
         return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
                            outcome=kind, message=cap(message), record=record,
-                           record_omitted=omitted, requests=requests, requests_sent=sent,
+                           record_omitted=omitted, record_complaints=complaints,
+                           requests=requests, requests_sent=sent,
                            output=cap(output, OUTPUT_CAP + 100), duration=duration)
 
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:

@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from agentlab_magics.progress.store import STATES
-from agentlab_magics.widgets.rendering import ThreeWayView, asset
+from agentlab_magics.widgets.rendering import ThreeWayView, stylesheet
 
 MARKS = {"not started": "○", "in progress": "◐", "mastered": "★", "built with help": "☆"}
 MEANINGS = {
@@ -82,7 +82,7 @@ def state_class(state: str) -> str:
 
 def map_html(data: dict[str, Any]) -> str:
     """The map as self-contained HTML: a path of stops, then a legend of the states."""
-    parts = ['<div class="al-progress-map">', f"<style>{asset('progress_map.css')}</style>",
+    parts = ['<div class="al-progress-map">', f"<style>{stylesheet('progress_map.css')}</style>",
              '<p class="al-map-title">Your progress</p><ol class="al-path">']
     for stop in data["stops"]:
         state = stop["state"]

@@ -38,6 +38,7 @@ function ownWords(model) {
   const box = node("textarea", "al-answer-box");
   box.rows = 3;
   box.placeholder = "Your answer, in your own words";
+  box.setAttribute("aria-label", "Your answer, in your own words");
   const send = node("button", "", "Commit my answer");
   send.type = "button";
   send.dataset.action = "commit";

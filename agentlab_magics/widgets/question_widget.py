@@ -9,13 +9,13 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from agentlab_magics.widgets.rendering import asset
+from agentlab_magics.widgets.rendering import asset, stylesheet
 
 
 class QuestionWidget(anywidget.AnyWidget):
     """Draws `data` (question_view.question_data) with question.js; `answer` is the student's."""
 
     _esm = asset("question.js")
-    _css = asset("transcript.css")
+    _css = stylesheet("transcript.css")
     data = traitlets.Dict().tag(sync=True)
     answer = traitlets.Unicode("").tag(sync=True)

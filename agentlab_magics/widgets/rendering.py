@@ -26,9 +26,15 @@ def asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
+def stylesheet(name: str) -> str:
+    """A view's stylesheet (transcript.css, progress_map.css) after the colours every view
+    draws with (palette.css)."""
+    return asset("palette.css") + asset(name)
+
+
 def style() -> str:
     """The views' one stylesheet as an inline <style> element, for static HTML."""
-    return f"<style>{asset('transcript.css')}</style>"
+    return f"<style>{stylesheet('transcript.css')}</style>"
 
 
 def frontend_draws_widgets() -> bool:

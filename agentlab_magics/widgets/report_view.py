@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agentlab_magics.checking.student import not_written
 from agentlab_magics.checking.text_report import printable
 from agentlab_magics.widgets.rendering import ThreeWayView, style
-from agentlab_magics.widgets.transcript_data import MAX_CAP, collapse, transcript_data
+from agentlab_magics.widgets.transcript_data import MAX_CAP, Cut, collapse, transcript_data
 from agentlab_magics.widgets.transcript_html import (
     text_block_html,
     transcript_fragment,
@@ -57,17 +57,23 @@ def report_data(report: CheckReport) -> dict[str, Any]:
 
 
 def record_data(outcome: TestOutcome) -> dict[str, Any]:
-    """The record panel: the run's record as kept (its two ends, when it was long), saying how
-    many messages it kept of how many."""
-    data = transcript_data(outcome.record, rule=False, judged=about_accepting(outcome))
-    if outcome.record_omitted:
-        kept = len(outcome.record or [])
-        whole = kept + outcome.record_omitted
+    """The record panel: the run's record as kept, judged as the whole record it came from;
+    a long one keeps its two ends, each row numbered as in the whole record, with a gap
+    between them that says how many messages it leaves out."""
+    kept = len(outcome.record or [])
+    cut = Cut(kept // 2, outcome.record_omitted, outcome.record_complaints) \
+        if outcome.record_omitted else None
+    data = transcript_data(outcome.record, rule=False, judged=about_accepting(outcome), cut=cut)
+    if cut is not None:
+        whole = kept + cut.omitted
         data["summary"] = f"{kept:,} of {whole:,} messages kept · {data['summary']}"
         data["record_note"] = (f"The run's record held {whole:,} messages: this panel keeps "
-                               f"its first {kept // 2:,} and its last {kept - kept // 2:,}, "
-                               f"numbered 0 to {kept - 1:,} here, and leaves out the "
-                               f"{outcome.record_omitted:,} between them.")
+                               f"its first {cut.at:,} and its last {kept - cut.at:,}, numbered "
+                               f"as in the whole record, and leaves out the {cut.omitted:,} "
+                               "between them.")
+        if cut.complaints is None:
+            data["record_note"] += (" Only its ends came back from your code's process, so "
+                                    "the record is not judged.")
     return data
 
 
@@ -114,7 +120,8 @@ def report_html(data: dict[str, Any]) -> str:
     for test, group in zip(data["tests"], group_headings(data["tests"])):
         if group:
             parts.append(f'<li class="al-group">{escape(group)}</li>')
-        heading = (f'<span class="al-mark">{escape(test["mark"])}</span>'
+        heading = (f'<span class="al-mark" title="{escape(test["outcome"])}">'
+                   f'{escape(test["mark"])}</span>'
                    f'<span class="al-sentence">{escape(test["sentence"])}</span>')
         parts.append(f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
                      f'data-test="{escape(test["name"])}">')

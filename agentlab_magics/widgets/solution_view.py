@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from agentlab_magics.widgets.rendering import ThreeWayView, asset
+from agentlab_magics.widgets.rendering import ThreeWayView, stylesheet
 
 if TYPE_CHECKING:
     from agentlab_magics.notebook import Solution
@@ -35,7 +35,7 @@ class SolutionView(ThreeWayView):
 
     def to_html(self) -> str:
         return ('<div class="al-solution">'
-                f"<style>{asset('progress_map.css')}</style>"
+                f"<style>{stylesheet('progress_map.css')}</style>"
                 f'<p class="al-solution-title">{escape(self.heading())}</p>'
                 f'<p class="al-solution-warning">⚠ {escape(self.warning())}</p>'
                 f'<pre class="al-solution-code">{escape(self.data()["code"])}</pre></div>')

@@ -87,7 +87,23 @@ function drawHead(head, data, total) {
   }
   if (data.record_note) head.append(node("p", "al-note", data.record_note));
   if (data.live) head.append(node("p", `al-live-state al-${data.live.state}`, liveLine(data.live)));
+  if (data.key) head.append(drawKey(data.key));
   return requestVerdict;
+}
+
+// What the marks mean: a swatch and words for each kind of row held, then how chips work.
+function drawKey(key) {
+  const details = node("details", "al-key");
+  details.append(node("summary", "", key.title));
+  const list = node("ul", "al-key-list");
+  for (const [kind, words] of key.marks) {
+    const item = node("li");
+    item.append(node("span", `al-swatch ${kind}`), words);
+    list.append(item);
+  }
+  details.append(list);
+  if (key.chips) details.append(node("p", "al-note", `${key.chips} ${key.keys}`));
+  return details;
 }
 
 // A live run's state: running, with its time so far and what it has cost, or finished (the
@@ -139,6 +155,7 @@ function renderTranscript(host, given, model) {
   const search = node("input", "al-search");
   search.type = "search";
   search.placeholder = "search messages";
+  search.setAttribute("aria-label", "Search the messages");
   search.dataset.action = "search";
   const found = node("span", "al-found");
   if (data.request_verdict) toolbar.append(toggle); // only where there is a request to show
@@ -245,12 +262,13 @@ function renderTranscript(host, given, model) {
     if (row.call_id) item.dataset.callId = row.call_id;
 
     const line = node("div", "al-line");
-    line.append(node("span", "al-index", row.index), node("span", "al-role", row.role));
+    line.append(node("span", "al-index", row.number ?? row.index), node("span", "al-role", row.role));
     if (row.tool_name) line.append(node("span", "al-tag", row.tool_name));
     if (row.role === "toolResult") {
-      const answers = node("span", "al-tag al-answers",
-        row.call_row === undefined ? `answers ${row.call_id} · no such call`
-          : `answers ${row.call_id} · row ${row.call_row}`);
+      const where = row.call_row !== undefined ? `row ${row.call_number ?? row.call_row}`
+        : row.call_not_kept ? "its call is not kept" : "no such call";
+      const answers = node("button", "al-tag al-answers", `answers ${row.call_id} · ${where}`);
+      answers.type = "button";
       answers.dataset.action = "go-to-call";
       line.append(answers);
     }
@@ -273,15 +291,18 @@ function renderTranscript(host, given, model) {
       if (row.calls) {
         const calls = node("div", "al-calls");
         for (const call of row.calls) {
-          const chip = node("span", "al-chip");
+          const chip = node("button", "al-chip");
+          chip.type = "button";
           chip.dataset.row = row.index;
           if (call.id) chip.dataset.callId = call.id;
           if (call.result_row !== undefined) chip.dataset.resultRow = call.result_row;
           chip.append(withHits(node("span", "al-call-id"), call.id || "(no id)", state.query), " ",
             withHits(node("span", "al-call-name"), call.name || "?", state.query),
             withHits(node("span", "al-call-args"), ` ${call.arguments}`, state.query),
-            call.result_row !== undefined ? ` → row ${call.result_row}`
-              : live ? " → running…" : " → no result");
+            call.result_row !== undefined ? ` → row ${call.result_number ?? call.result_row}`
+              + (call.out_of_place ? ", out of place" : "")
+              : live ? " → running…" : call.not_kept ? " → its result is not kept"
+                : " → no result");
           calls.append(chip);
         }
         body.append(calls);
@@ -291,7 +312,8 @@ function renderTranscript(host, given, model) {
     if (complaints.length) {
       const list = node("ul", "al-complaints");
       for (const complaint of complaints) {
-        const entry = withHits(node("li"), complaint.text, state.query);
+        const said = complaint.note ? `${complaint.text} (${complaint.note})` : complaint.text;
+        const entry = withHits(node("li"), said, state.query);
         if (state.view === "record" && data.request_verdict && !complaint.request) {
           entry.classList.add("al-soft");
           entry.append(" (not in the request context_for_model computes)");
@@ -300,6 +322,7 @@ function renderTranscript(host, given, model) {
       }
       item.append(list);
     }
+    if (row.gap_after) item.append(node("div", "al-gap al-note", row.gap_after));
     paint(item);
     return item;
   }
@@ -498,6 +521,10 @@ function renderTranscript(host, given, model) {
       hover = null;
       repaint();
     }],
+    [spacer, "focusin", (event) => { // the keyboard lights a link as the mouse does
+      hover = linkOf(event.target);
+      repaint();
+    }],
     [spacer, "click", (event) => {
       const link = linkOf(event.target);
       if (!link) return;
@@ -506,8 +533,15 @@ function renderTranscript(host, given, model) {
       state.pinned = same ? null : link;
       repaint();
       if (same) return;
-      if (event.target.closest(".al-chip") && link.resultRow !== null) scrollToRow(link.resultRow);
-      if (event.target.closest(".al-answers")) scrollToRow(link.callRow);
+      if (event.target.closest(".al-chip") && link.resultRow !== null) {
+        scrollToRow(link.resultRow);
+        drawn.get(link.resultRow)?.querySelector(".al-answers")?.focus({ preventScroll: true });
+      }
+      if (event.target.closest(".al-answers")) {
+        scrollToRow(link.callRow);
+        drawn.get(link.callRow)?.querySelector(`.al-chip[data-call-id="${CSS.escape(link.callId)}"]`)
+          ?.focus({ preventScroll: true });
+      }
     }],
     [spacer, "toggle", (event) => {
       const item = event.target.closest(".al-row");
@@ -599,8 +633,9 @@ function renderReport(host, data) {
     }
     const item = node("li", `al-test al-outcome-${test.outcome}`);
     item.dataset.test = test.name;
-    const heading = [node("span", "al-mark", test.mark),
-      node("span", "al-sentence", test.sentence)];
+    const mark = node("span", "al-mark", test.mark);
+    mark.title = test.outcome;
+    const heading = [mark, node("span", "al-sentence", test.sentence)];
     if (test.message || test.transcript || test.sent) {
       const details = node("details");
       details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
@@ -644,6 +679,7 @@ function renderDiff(host, data) {
   const search = node("input", "al-search");
   search.type = "search";
   search.placeholder = "find in both runs";
+  search.setAttribute("aria-label", "Find in both runs");
   const found = node("span", "al-found");
   toolbar.append(only, search, found);
   const table = node("table", "al-diff-table");
@@ -666,6 +702,8 @@ function renderDiff(host, data) {
       if (row.unfolds) {
         line.dataset.action = "unfold";
         line.title = "show these turns";
+        line.tabIndex = 0; // a fold is a control: reached with Tab, opened with Enter or Space
+        line.setAttribute("role", "button");
       }
     } else {
       line.className = `al-turn al-state-${row.state}${row.parts ? " al-parts" : ""}`;
@@ -715,14 +753,30 @@ function renderDiff(host, data) {
       return;
     } else if (target.dataset.action === "unfold") {
       unfolded.add(drawn.find((item) => item.line === target).row);
+      const had = target === document.activeElement;
+      apply();
+      const first = target.nextElementSibling; // the first of the turns the fold stood for
+      if (had && first) { // the fold is hidden now: the keyboard goes on from what it showed
+        first.tabIndex = -1;
+        first.focus();
+      }
+      return;
     }
     apply();
   };
+  const pressed = (event) => {
+    if ((event.key === "Enter" || event.key === " ") && event.target.matches("tr[data-action]")) {
+      event.preventDefault();
+      event.target.click();
+    }
+  };
   view.addEventListener("click", clicked);
+  view.addEventListener("keydown", pressed);
   search.addEventListener("input", apply);
   apply();
   return () => {
     view.removeEventListener("click", clicked);
+    view.removeEventListener("keydown", pressed);
     search.removeEventListener("input", apply);
   };
 }

@@ -12,6 +12,8 @@ import json
 import re
 import reprlib
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from agentlab_magics.lab.model import Request
@@ -43,13 +45,57 @@ CHAT_NOTE = ("Read as a chat-completions record (system and tool messages, calls
 CHAT_HINT = ("These look like chat-completions messages, the bounded unit's: give %transcript "
              "the LoopResult itself to draw them as a chat-completions record.")
 
+# The key to a transcript's marks: what each kind of row looks like, and how chips work.
+MARKS = {"user": ("al-role-user", "user message"),
+         "assistant": ("al-role-assistant", "assistant reply"),
+         "toolResult": ("al-role-toolResult", "toolResult, indented under its reply"),
+         "error": ("al-is-error", "a failed reply or an error result"),
+         "flagged": ("al-flagged", "a message the provider would complain about")}
+CHIPS = ('A chip is a tool call; "→ row N" is the toolResult that answers it, and that '
+         'result\'s "answers" tag points back.')
+CHIP_KEYS = "Click either, or reach it with Tab and press Enter, to light up both and go there."
+
 _PREFIX = re.compile(r"messages\[(\d+)\]: (.*)", re.DOTALL)
+_UNANSWERED = re.compile(r"toolCall (.*) has no toolResult", re.DOTALL)
+_STRAY = re.compile(r"toolResult (.*) has no toolCall before it", re.DOTALL)
+_MISPLACED = re.compile(r"toolResult (.*) must directly follow its assistant message, in call "
+                        r"order", re.DOTALL)
 _REPR = reprlib.Repr()  # a bounded repr of whatever is not a string where one was expected
 _REPR.maxstring = _REPR.maxother = STRING_CAP
 
 
+@dataclass(frozen=True)
+class Cut:
+    """Where a record kept in part leaves messages out: the first `at` kept messages are the
+    record's first, then `omitted` messages are missing, then the rest are its last.
+
+    `complaints` are the strict provider's complaints about the whole record, worded as
+    validate words them (messages[i] by the whole record's index), made where the whole
+    record was; None when it never was whole anywhere (its ends were all that came back), so
+    nothing is judged. A cut record is never judged as the shorter list it is here."""
+
+    at: int
+    omitted: int
+    complaints: list[str] | None = None
+
+    def number(self, position: int) -> int:
+        """A kept message's index in the whole record."""
+        return position if position < self.at else position + self.omitted
+
+    def positions(self, kept: int) -> dict[int, int]:
+        """{index in the whole record: position here} for the `kept` messages here: a
+        complaint about a missing message has no row to sit on."""
+        return {self.number(position): position for position in range(kept)}
+
+    def gap(self) -> str:
+        """The sentence drawn where the missing messages would be."""
+        last = self.at + self.omitted - 1
+        return (f"… {plural(self.omitted, 'message')} of the run not kept here: "
+                f"messages[{self.at:,}] to messages[{last:,}]")
+
+
 def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
-                    judged: bool = True) -> dict[str, Any]:
+                    judged: bool = True, cut: Cut | None = None) -> dict[str, Any]:
     """The transcript of `source` (a list of messages, a lab Request, or a bounded LoopResult)
     as one JSON-able dict.
 
@@ -60,12 +106,13 @@ def transcript_data(source: Any, *, view: str = "record", rule: bool = True,
     is drawn as the course's messages (widgets.chat_record) and judged as sent: the bounded
     unit sends its whole record, so no context_for_model rule applies to it.
 
-    A check report draws a run's record with less: rule=False leaves out everything the
-    course's own context_for_model rule says (the report shows the requests the student's
-    code sent instead), and judged=False leaves out the provider's verdict and complaints
-    (for a failure that is not about what a provider accepts).
+    A check report draws a run's record with less: rule=False leaves out the key to the
+    marks and everything the course's own context_for_model rule says (the report shows the
+    requests the student's code sent instead), and judged=False leaves out the provider's
+    verdict and complaints (for a failure that is not about what a provider accepts). A
+    record kept in part comes with its `cut`.
     """
-    judgement = Judgement(source, view=view, rule=rule, judged=judged)
+    judgement = Judgement(source, view=view, rule=rule, judged=judged, cut=cut)
     return {**judgement.head(),
             "rows": judgement.rows(0, judgement.total, budget_cap(judgement.total))}
 
@@ -112,11 +159,12 @@ class Judgement:
 
     What a run cost goes beside it: `notes` are a row's tags (the seconds a call took, its
     tokens or cents) and `meter` the header's totals and limits; a LoopResult brings its own
-    (widgets.run_meter)."""
+    (widgets.run_meter). A record kept in part is judged by its `cut`'s complaints, made of
+    the whole record, and each row says its index in the whole record."""
 
     def __init__(self, source: Any, *, view: str = "record", rule: bool = True,
                  judged: bool = True, notes: dict[int, list[str]] | None = None,
-                 meter: list[str] | None = None) -> None:
+                 meter: list[str] | None = None, cut: Cut | None = None) -> None:
         check_view(view)
         self.source = source
         self.is_request = isinstance(source, Request)
@@ -128,7 +176,9 @@ class Judgement:
         elif self.is_request and meter is None:
             meter = request_meter(source)
         self.notes, self.meter = notes or {}, meter or []
-        self.view, self.rule, self.judged = view, rule and not self.chat, judged
+        self.view, self.rule, self.cut = view, rule and not self.chat, cut
+        self.alone = rule  # drawn on its own, not as a check report's panel
+        self.judged = judged and (cut is None or cut.complaints is not None)
         self._head: dict[str, Any] | None = None
         if not isinstance(self.messages, list):
             self.total = 0
@@ -139,13 +189,22 @@ class Judgement:
         self.kept = [True] * self.total if self.is_request or not self.rule else \
             _kept(messages, self.problems)
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
-        judged_rows = [index for index, message in enumerate(messages)
-                       if not (self.chat and _is_system(message))]
-        self.as_is = _placed(validate([messages[index] for index in judged_rows]),
-                             judged_rows) if judged else {}
-        self.in_request = self.as_is if self.is_request or not (self.rule and judged) else \
-            _placed(validate([messages[index] for index in self.request_rows]),
-                    self.request_rows)
+        self.first: str | None = None  # the first complaint about the list sent as is
+        if not self.judged:
+            self.as_is: dict[int, list[str]] = {}
+        elif cut is not None and cut.complaints is not None:
+            self.as_is = _placed(cut.complaints, cut.positions(self.total))
+            self.first = cut.complaints[0] if cut.complaints else None
+        else:
+            judged_rows = [index for index, message in enumerate(messages)
+                           if not (self.chat and _is_system(message))]
+            said = validate([messages[index] for index in judged_rows])
+            self.as_is = _placed(said, dict(enumerate(judged_rows)))
+            self.first = f"messages[{min(self.as_is)}]: {self.as_is[min(self.as_is)][0]}" \
+                if self.as_is else None
+        self.in_request = self.as_is if self.is_request or not (self.rule and self.judged) \
+            else _placed(validate([messages[index] for index in self.request_rows]),
+                         dict(enumerate(self.request_rows)))
         self.call_rows, self.result_rows = _links(messages)
 
     def head(self) -> dict[str, Any]:
@@ -165,20 +224,23 @@ class Judgement:
         messages, as_is = self.messages, self.as_is
         counts = _counts(messages, self.problems, as_is, self.kept)
         data.update(total=self.total, shape=clip(_shape(messages, self.chat), SHAPE_CAP),
-                    counts=counts, summary=_summary(counts), accepted=not as_is,
-                    verdict=_verdict(self.is_request, as_is) if self.judged else "")
+                    counts=counts, summary=_summary(counts), accepted=self.first is None,
+                    verdict=_verdict(self.is_request, self.first) if self.judged else "")
         if self.chat or is_chat(messages):
             data["format_note"] = CHAT_NOTE if self.chat else CHAT_HINT
         if self.meter:
             data["meter"] = self.meter
-        if not self.is_request and self.rule:
+        if self.alone and messages:
+            data["key"] = _key(counts, any(map(_is_error, messages)))
+        if not self.is_request and self.rule and not all(self.kept):
+            # The request differs from the record only where the record holds a failed reply
+            # (lesson 5's idea): only then is it drawn, so earlier lessons never meet it.
             request = [messages[index] for index in self.request_rows]
             data["request_shape"] = clip(shape(request), SHAPE_CAP)
             data["request_accepted"] = not self.in_request
             data["request_verdict"] = _request_verdict(len(request), self.total,
                                                        self.in_request)
-            if not all(self.kept):
-                data["record_note"] = EMPTY_FAILED_NOTE
+            data["record_note"] = EMPTY_FAILED_NOTE
         elif self.is_request:
             source = self.source
             data["system"] = clip(source.system if isinstance(source.system, str)
@@ -199,19 +261,78 @@ class Judgement:
                    self.written[index])
         if index in self.notes:
             row["meter"] = self.notes[index]
+        said = self.as_is.get(index, [])
+        if self.cut is not None:
+            self._place_in_whole(row)
         if "call_id" in row and row["call_id"] in self.call_rows.get(index, {}):
             row["call_row"] = self.call_rows[index][row["call_id"]]
+            self._number(row, "call_row", "call_number")
+        elif row["role"] == "toolResult" and self._cut_away(_STRAY, index, row.get("call_id")):
+            row["call_not_kept"] = True
         for call in row.get("calls", []):
             result = self.result_rows.get((index, call["id"]))
             if result is not None:
                 call["result_row"] = result
+                self._number(call, "result_row", "result_number")
+                if self._out_of_place(index, call["id"], result):
+                    call["out_of_place"] = True
+            elif self._cut_away(_UNANSWERED, index, call["id"]):
+                call["not_kept"] = True
         if not self.kept[index]:
             row["in_request"] = False
-        complaints = _complaints(self.as_is.get(index, []), self.in_request.get(index, []),
-                                 self.problems[index])
+        complaints = _complaints(said, self.in_request.get(index, []), self.problems[index])
+        for entry in complaints:
+            self._locate(index, entry)
         if complaints:
             row["complaints"] = complaints
         return row
+
+    def _place_in_whole(self, row: dict[str, Any]) -> None:
+        """A cut record's row: its index in the whole record, and the gap after the last of
+        the record's first messages."""
+        assert self.cut is not None
+        index = row["index"]
+        if self.cut.number(index) != index:
+            row["number"] = self.cut.number(index)
+        if index == self.cut.at - 1:
+            row["gap_after"] = self.cut.gap()
+
+    def _number(self, holder: dict[str, Any], key: str, label: str) -> None:
+        """Beside a link to a row of a cut record, that row's index in the whole record."""
+        if self.cut is not None and self.cut.number(holder[key]) != holder[key]:
+            holder[label] = self.cut.number(holder[key])
+
+    def _cut_away(self, missing: re.Pattern[str], index: int, call_id: str | None) -> bool:
+        """Whether, in a cut record, the other end of row `index`'s link for `call_id`
+        (nothing here answers it) may lie in the messages not kept: a call's result before
+        the gap, a result's call after it, and the whole record's judgement does not say it
+        is `missing` (a record never judged whole cannot say, so it is not called missing)."""
+        if self.cut is None or call_id is None:
+            return False
+        is_call = missing is _UNANSWERED
+        if (index < self.cut.at) != is_call:
+            return False
+        return not any((match := missing.fullmatch(text)) and match.group(1) == call_id
+                       for text in self.as_is.get(index, []))
+
+    def _out_of_place(self, index: int, call_id: str | None, result: int) -> bool:
+        """Whether call `call_id` of row `index` has its result, at row `result`, somewhere
+        other than where the provider looks for it: the call is said to have none, or the
+        result is said to be out of place."""
+        return any((match := pattern.fullmatch(text)) is not None and match.group(1) == call_id
+                   for pattern, row in ((_UNANSWERED, index), (_MISPLACED, result))
+                   for text in self.as_is.get(row, []))
+
+    def _locate(self, index: int, entry: dict[str, Any]) -> None:
+        """A complaint that a call has no toolResult, where the record does hold one (out of
+        order, or after something else), says where it is: the sentence agrees with the
+        call's chip, which points at it."""
+        match = _UNANSWERED.fullmatch(entry["text"])
+        result = self.result_rows.get((index, match.group(1))) if match else None
+        if result is not None:
+            number = result if self.cut is None else self.cut.number(result)
+            entry["note"] = (f"its toolResult is at row {number:,}; it must come right after "
+                             "this message, in call order")
 
     def search(self, query: str) -> list[int]:
         """The rows whose message holds `query` (lower case) anywhere in its whole text, or
@@ -314,14 +435,16 @@ def _left_out(message: dict) -> bool:
     return failed and not message.get("content")
 
 
-def _placed(complaints: list[str], rows: list[int] | None = None) -> dict[int, list[str]]:
-    """Complaints by the row they name; `rows` maps an index in the judged list to its row."""
+def _placed(complaints: list[str], rows: Mapping[int, int]) -> dict[int, list[str]]:
+    """Complaints by the row they name; `rows` maps an index in the judged list to its row,
+    and a complaint about a message with no row here is left out."""
     placed: dict[int, list[str]] = {}
     for complaint in complaints:
         match = _PREFIX.fullmatch(complaint)
         assert match is not None, "validate names the message each complaint is about"
-        index = int(match.group(1))
-        placed.setdefault(index if rows is None else rows[index], []).append(match.group(2))
+        row = rows.get(int(match.group(1)))
+        if row is not None:
+            placed.setdefault(row, []).append(match.group(2))
     return placed
 
 
@@ -336,12 +459,11 @@ def _complaints(as_is: list[str], in_request: list[str],
             for text in dict.fromkeys(as_is + in_request) if text != problem]
 
 
-def _verdict(is_request: bool, as_is: dict[int, list[str]]) -> str:
-    if not as_is:
+def _verdict(is_request: bool, first: str | None) -> str:
+    """The verdict on the list sent as is, from its first complaint as validate says it."""
+    if first is None:
         return ("A strict provider accepts this request." if is_request else
                 "Sent as is, a strict provider would accept this list.")
-    index = min(as_is)
-    first = f"messages[{index}]: {as_is[index][0]}"
     return (f"A strict provider refuses this request: {first}" if is_request else
             f"Sent as is, a strict provider would refuse this list: {first}")
 
@@ -540,6 +662,25 @@ def _counts(messages: list, problems: list, as_is: dict[int, list[str]],
         "complaints": sum(len(texts) for texts in as_is.values()),
         "left_out": kept.count(False),
     }
+
+
+def _key(counts: dict[str, int], errors: bool) -> dict[str, Any]:
+    """The key to the marks this transcript holds, and no others: a lesson's transcript never
+    explains a mark of a later lesson's (a failed reply) it does not show."""
+    held = {"user": counts["user"], "assistant": counts["assistant"],
+            "toolResult": counts["toolResult"], "error": errors,
+            "flagged": counts["complaints"] or counts["malformed"]}
+    key: dict[str, Any] = {"title": "What the marks mean",
+                           "marks": [list(MARKS[mark]) for mark, shown in held.items() if shown]}
+    if counts["calls"]:
+        key.update(chips=CHIPS, keys=CHIP_KEYS)
+    return key
+
+
+def _is_error(message: Any) -> bool:
+    """Whether a message is drawn as a failure: a failed reply, or a result marked is_error."""
+    return type(message) is dict and bool(message.get("is_error")
+                                           or message.get("stop_reason") == "error")
 
 
 def _summary(counts: dict[str, int]) -> str:

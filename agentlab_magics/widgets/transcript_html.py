@@ -50,6 +50,8 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
                               data["request_shape"]))
     if "record_note" in data:
         parts.append(f'<p class="al-note">{escape(data["record_note"])}</p>')
+    if data.get("key"):
+        parts.append(key_html(data["key"]))
     if data["counts"].get("left_out"):
         parts.append('<p class="al-legend">Struck through: '
                      f'{escape(data["left_out_label"])}.</p>')
@@ -63,6 +65,16 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
         parts.append(f'<p class="al-note al-unjudged">{escape(unjudged_note(data))}</p>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def key_html(key: dict[str, Any]) -> str:
+    """What the marks mean, folded: a swatch and words per kind of row, then the chips (the
+    static page has nothing to click, so it says nothing of clicking)."""
+    marks = "".join(f'<li><span class="al-swatch {kind}"></span>{escape(words)}</li>'
+                    for kind, words in key["marks"])
+    chips = f'<p class="al-note">{escape(key["chips"])}</p>' if "chips" in key else ""
+    return (f'<details class="al-key"><summary>{escape(key["title"])}</summary>'
+            f'<ul class="al-key-list">{marks}</ul>{chips}</details>')
 
 
 def unjudged_note(data: dict[str, Any]) -> str:
@@ -134,12 +146,14 @@ def _row(row: dict[str, Any], left_out_label: str) -> str:
         classes.append("al-left-out")
     call_id = f' data-call-id="{escape(row["call_id"])}"' if row.get("call_id") else ""
     parts = [f'<li class="{" ".join(classes)}" data-index="{row["index"]}"{call_id}>',
-             '<div class="al-line">', f'<span class="al-index">{row["index"]}</span>',
+             '<div class="al-line">',
+             f'<span class="al-index">{row.get("number", row["index"])}</span>',
              f'<span class="al-role">{escape(role)}</span>']
     if row.get("tool_name"):
         parts.append(_tag(row["tool_name"]))
     if role == "toolResult":
-        where = "no such call" if "call_row" not in row else f'row {row["call_row"]}'
+        where = (f'row {row.get("call_number", row["call_row"])}' if "call_row" in row else
+                 "its call is not kept" if row.get("call_not_kept") else "no such call")
         parts.append(_tag(f'answers {row.get("call_id")} · {where}', "al-answers"))
     if row.get("is_error"):
         parts.append(_tag("is_error", "al-error"))
@@ -163,11 +177,21 @@ def _row(row: dict[str, Any], left_out_label: str) -> str:
     if row.get("complaints"):
         parts.append('<ul class="al-complaints">')
         parts.extend(f'<li class="{"" if entry["request"] else "al-soft"}">'
-                     f'{escape(entry["text"])}{_where(entry)}</li>' for entry in row["complaints"])
+                     f'{escape(said(entry))}{_where(entry)}</li>' for entry in row["complaints"])
         parts.append("</ul>")
     parts.append(f'<details class="al-raw-json"><summary>JSON</summary>'
-                 f'<pre class="al-raw">{escape(row["raw"])}</pre></details></li>')
+                 f'<pre class="al-raw">{escape(row["raw"])}</pre></details>')
+    if row.get("gap_after"):
+        parts.append(f'<div class="al-gap al-note">{escape(row["gap_after"])}</div>')
+    parts.append("</li>")
     return "".join(parts)
+
+
+def said(complaint: dict[str, Any]) -> str:
+    """A complaint as drawn: the provider's words, and where the record holds what it
+    says is missing."""
+    return f'{complaint["text"]} ({complaint["note"]})' if "note" in complaint else \
+        complaint["text"]
 
 
 def _where(complaint: dict[str, Any]) -> str:
@@ -189,7 +213,9 @@ def _chip(index: int, call: dict[str, Any]) -> str:
         attributes += f' data-call-id="{escape(call["id"])}"'
     if "result_row" in call:
         attributes += f' data-result-row="{call["result_row"]}"'
-    answered = f' → row {call["result_row"]}' if "result_row" in call else " → no result"
+    answered = (f' → row {call.get("result_number", call["result_row"])}'
+                f'{", out of place" * call.get("out_of_place", False)}' if "result_row" in call
+                else " → its result is not kept" if call.get("not_kept") else " → no result")
     return (f'<span class="al-chip"{attributes}>'
             f'<span class="al-call-id">{escape(call["id"] or "(no id)")}</span> '
             f'<span class="al-call-name">{escape(call["name"] or "?")}</span>'
@@ -233,13 +259,16 @@ def transcript_text(source: Any, data: dict[str, Any], indent: str = "") -> str:
             lines.append(f"… {row:,} unflagged message{'s' * (row != 1)} not drawn here")
             continue
         meter = f'  ({" · ".join(row["meter"])})' if row.get("meter") else ""
-        lines.append(_clip(f'[{row["index"]}] {show([messages[row["index"]]])}') + meter)
+        number = row.get("number", row["index"])
+        lines.append(_clip(f'[{number}] {show([messages[row["index"]]])}') + meter)
         if row.get("problem"):
             lines.append(f'    ! {row["problem"]}')
-        lines.extend(f'    ✗ {entry["text"]}{_where(entry)}'
+        lines.extend(f'    ✗ {said(entry)}{_where(entry)}'
                      for entry in row.get("complaints", []))
         if row.get("in_request") is False:
             lines.append(f'    ({data["left_out_label"]})')
+        if row.get("gap_after"):
+            lines.append(row["gap_after"])
     if data.get("complete", True) is False:
         lines.append(unjudged_note(data))
     return "\n".join(indent + line for line in lines)

@@ -13,7 +13,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from agentlab_magics.widgets.rendering import asset
+from agentlab_magics.widgets.rendering import asset, stylesheet
 
 
 class TranscriptWidget(anywidget.AnyWidget):
@@ -21,7 +21,7 @@ class TranscriptWidget(anywidget.AnyWidget):
     answers the browser's questions about the rows `data` does not hold."""
 
     _esm = asset("transcript.js")
-    _css = asset("transcript.css")
+    _css = stylesheet("transcript.css")
     data = traitlets.Dict().tag(sync=True)
 
     def __init__(self, *, feed: Any = None, **kwargs: Any) -> None:

@@ -8,7 +8,7 @@ from agentlab_magics.course.questions import find_question
 from agentlab_magics.notebook import Asked
 from agentlab_magics.progress.store import Commitment
 from agentlab_magics.widgets.question_view import question_data
-from agentlab_magics.widgets.rendering import asset
+from agentlab_magics.widgets.rendering import asset, stylesheet
 from tests.widgets.cases import HOSTILE
 
 
@@ -44,7 +44,7 @@ def mount(browser):
     page.on("pageerror", lambda error: errors.append(str(error)))
 
     def draw(data: dict):
-        page.set_content(PAGE % asset("transcript.css"))
+        page.set_content(PAGE % stylesheet("transcript.css"))
         page.evaluate("([source, data]) => window.mount(source, data)",
                       [asset("question.js"), data])
         return page

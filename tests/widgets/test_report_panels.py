@@ -10,9 +10,10 @@ from bs4 import BeautifulSoup
 
 from agentlab_magics import lab
 from agentlab_magics.checking import run
-from agentlab_magics.checking.kept import sent_requests
+from agentlab_magics.checking.kept import kept_record, sent_requests
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.course import find_lab
+from agentlab_magics.lab.rules import validate
 from agentlab_magics.widgets import ReportView
 from agentlab_magics.widgets.report_view import report_data
 from tests.student_notebook import SENDS_THE_RECORD
@@ -118,7 +119,89 @@ def test_a_record_kept_in_part_says_how_many_it_kept_of_how_many():
     assert panel["summary"] == "50 of 21,599 messages kept · 50 messages · 0 tool calls"
     assert panel["record_note"] == (
         "The run's record held 21,599 messages: this panel keeps its first 25 and its last 25, "
-        "numbered 0 to 49 here, and leaves out the 21,549 between them.")
+        "numbered as in the whole record, and leaves out the 21,549 between them. Only its "
+        "ends came back from your code's process, so the record is not judged.")
     text = ReportView(CheckReport(lab_id="lesson5", title="Lesson 5", outcomes=[
         outcome(record=record, record_omitted=21_549)])).to_text()
     assert "50 of 21,599 messages kept" in text
+
+
+def whole_record(dropped: int | None = None) -> list[dict]:
+    """Two questions, then thirty calls each answered at once: 62 messages, whose kept ends
+    (0-24, 37-61) part call c11 (row 24) from its result and result c17 (row 37) from its
+    call; `dropped` leaves out that call's result."""
+    messages = [lab.user("Read thirty files."), lab.user("All of them.")]
+    for number in range(30):
+        call = lab.call("read", {"path": f"f{number}.py"}, id=f"c{number}")
+        messages.append(lab.reply(call))
+        if number != dropped:
+            messages.append(lab.tool_result(call, f"file {number}"))
+    return messages
+
+
+def cut_panel(messages: list[dict], judged_whole: bool = True) -> dict:
+    """The record panel of a failure about what the provider accepts, the run's record kept
+    by the checker as it keeps every long one (its ends, judged whole unless not)."""
+    record, omitted, complaints = kept_record(messages)
+    return drawn(outcome(record=record, record_omitted=omitted,
+                         record_complaints=complaints if judged_whole else None,
+                         message="The strict provider refuses the request."))[0]["transcript"]
+
+
+def test_a_cut_record_is_judged_whole_and_its_cut_is_drawn_as_a_gap():
+    record, _, _ = kept_record(whole_record())
+    assert "messages[24]: toolCall c11 has no toolResult" in validate(record)  # the cut list
+    panel = cut_panel(whole_record())
+    assert panel["verdict"] == "Sent as is, a strict provider would accept this list."
+    assert not [row for row in panel["rows"] if row.get("complaints")]
+    call, result = panel["rows"][24], panel["rows"][25]
+    assert call["calls"][0]["not_kept"] and "result_row" not in call["calls"][0]
+    assert call["gap_after"] == ("… 12 messages of the run not kept here: messages[25] to "
+                                 "messages[36]")
+    assert (result["number"], result["call_id"], result["call_not_kept"]) == (37, "c17", True)
+    assert panel["rows"][26]["calls"][0] == {"id": "c18", "name": "read", "arguments":
+                                             '{"path": "f18.py"}', "result_row": 27,
+                                             "result_number": 39}
+
+
+def test_every_rendering_of_a_cut_record_draws_the_gap_and_invents_no_complaint():
+    record, omitted, complaints = kept_record(whole_record())
+    report = CheckReport(lab_id="lesson3", title="03 The loop", outcomes=[outcome(
+        record=record, record_omitted=omitted, record_complaints=complaints,
+        message="The strict provider refuses the request.")])
+    view = ReportView(report, static=True)
+    page = BeautifulSoup(view.to_html(), "html.parser")
+    assert page.select_one(".al-gap").get_text() == (
+        "… 12 messages of the run not kept here: messages[25] to messages[36]")
+    assert [index.get_text() for index in page.select(".al-index")][24:27] == ["24", "37", "38"]
+    chip = page.select_one('.al-chip[data-call-id="c11"]').get_text()
+    assert chip == 'c11 read {"path": "f11.py"} → its result is not kept'
+    assert page.select_one('[data-call-id="c17"] .al-answers').get_text() == (
+        "answers c17 · its call is not kept")
+    for rendering in (view.to_html(), view.to_text()):
+        assert "has no toolResult" not in rendering and "no toolCall" not in rendering
+    assert "    [37] toolResult c17" in view.to_text()
+
+
+def test_a_complaint_in_the_cut_away_part_is_the_verdict_and_is_on_no_row():
+    panel = cut_panel(whole_record(dropped=13))
+    assert panel["verdict"] == ("Sent as is, a strict provider would refuse this list: "
+                                "messages[28]: toolCall c13 has no toolResult")
+    assert not [row for row in panel["rows"] if row.get("complaints")]
+
+
+def test_a_complaint_about_a_kept_message_sits_on_its_row_under_its_whole_number():
+    panel = cut_panel(whole_record(dropped=29))
+    last = panel["rows"][-1]
+    assert last["number"] == 60 and last["calls"][0]["id"] == "c29"
+    assert "not_kept" not in last["calls"][0]  # the whole record has no result for it
+    assert last["complaints"] == [{"text": "toolCall c29 has no toolResult", "as_is": True,
+                                   "request": True}]
+    assert panel["verdict"].endswith("messages[60]: toolCall c29 has no toolResult")
+
+
+def test_a_record_whose_ends_alone_came_back_is_not_judged_and_calls_nothing_missing():
+    panel = cut_panel(whole_record(dropped=13), judged_whole=False)
+    assert panel["verdict"] == "" and panel["counts"]["complaints"] == 0
+    assert panel["rows"][24]["calls"][0]["not_kept"]
+    assert panel["rows"][25]["call_not_kept"]

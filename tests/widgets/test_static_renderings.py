@@ -80,20 +80,23 @@ def test_the_static_page_has_no_script_and_its_style_is_scoped():
                  .split("}") if "{" in rule]
     for selector in selectors:
         for part in selector.split(","):
-            assert part.strip().startswith((".al-transcript", ".al-report", ".al-question")), part
+            assert part.strip().startswith((".al-transcript", ".al-report", ".al-question",
+                                            ".al-progress-map", ".al-solution")), part
 
 
 def test_complaints_are_marked_on_the_rows_they_name():
     page = soup(Transcript([U, A, R2, R1]).to_html())
     assert row(page, 0).select(".al-complaints li") == []
     assert [li.get_text() for li in row(page, 1).select(".al-complaints li")] == [
-        "toolCall c1 has no toolResult"]
+        "toolCall c1 has no toolResult (its toolResult is at row 3; it must come right after "
+        "this message, in call order)"]
     assert "al-flagged" in row(page, 2)["class"]
     assert row(page, 3).select_one(".al-complaints li").get_text() == (
         "toolResult c1 must directly follow its assistant message, in call order")
     chips = row(page, 1).select(".al-chip")
     assert [(chip["data-call-id"], chip["data-result-row"]) for chip in chips] == [
         ("c1", "3"), ("c2", "2")]
+    assert chips[0].get_text().endswith("→ row 3, out of place")
     assert row(page, 3)["data-call-id"] == "c1"
 
 

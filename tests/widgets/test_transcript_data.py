@@ -6,6 +6,7 @@ import json
 import pytest
 
 from agentlab_magics import lab
+from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import collapse, transcript_data
 from tests.widgets.cases import A, C1, FAILED, R1, R2, U, long_run
 
@@ -60,6 +61,48 @@ def test_results_before_their_call_are_still_tied_to_the_call_that_comes_later()
                                 2: ["toolResult c2 has no toolCall before it"],
                                 3: ["toolCall c1 has no toolResult"]}
     assert [row.get("call_row") for row in data["rows"][1:3]] == [3, 3]
+
+
+def test_the_sentence_on_a_call_agrees_with_its_chip_when_its_result_is_out_of_place():
+    data = transcript_data([U, A, R2, R1])
+    reply = data["rows"][1]
+    assert reply["complaints"] == [{
+        "text": "toolCall c1 has no toolResult", "as_is": True, "request": True,
+        "note": "its toolResult is at row 3; it must come right after this message, in call "
+                "order"}]
+    assert [(call["result_row"], call.get("out_of_place")) for call in reply["calls"]] == [
+        (3, True), (2, True)]
+    text = Transcript([U, A, R2, R1], static=True).to_text()
+    assert ("    ✗ toolCall c1 has no toolResult (its toolResult is at row 3; it must come right "
+            "after this message, in call order)") in text.splitlines()
+
+
+def test_a_call_that_truly_has_no_result_and_one_answered_in_place_carry_no_such_words():
+    reply = transcript_data([U, A, R1])["rows"][1]
+    assert reply["complaints"] == [{"text": "toolCall c2 has no toolResult", "as_is": True,
+                                    "request": True}]
+    assert [call.get("out_of_place") for call in reply["calls"]] == [None, None]
+
+
+@pytest.mark.parametrize("record", [[U, A, R1, R2], [U, A, R2, R1], [U, A, R1], [U, R1],
+                                    [U, lab.reply(C1), lab.user("stop"), R1]],
+                         ids=["answered", "swapped", "unanswered", "stray", "late"])
+def test_a_record_with_no_failed_reply_says_nothing_of_lesson_5s_request(record):
+    view = Transcript(record, static=True)
+    assert not {"request_verdict", "request_shape", "record_note"} & set(view.data())
+    assert "context_for_model" not in view.to_html() + view.to_text()
+
+
+def test_the_key_explains_the_marks_the_transcript_holds_and_no_others():
+    swapped = transcript_data([U, A, R2, R1])["key"]
+    assert [kind for kind, _ in swapped["marks"]] == [
+        "al-role-user", "al-role-assistant", "al-role-toolResult", "al-flagged"]
+    assert swapped["chips"].startswith("A chip is a tool call")
+    failed = transcript_data([U, FAILED, lab.user("again")])["key"]
+    assert [kind for kind, _ in failed["marks"]] == ["al-role-user", "al-role-assistant",
+                                                     "al-is-error", "al-flagged"]
+    assert "chips" not in failed
+    assert "key" not in transcript_data([U, A, R1, R2], rule=False)  # a report's panel
 
 
 def test_an_empty_failed_reply_is_fine_on_the_record_but_left_out_of_the_request():

@@ -7,7 +7,7 @@ import pytest
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.widgets import report_data, transcript_data
-from agentlab_magics.widgets.rendering import asset
+from agentlab_magics.widgets.rendering import asset, stylesheet
 from tests.widgets.cases import (
     A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages, turns,
 )
@@ -36,7 +36,7 @@ def mount(browser):
     page.on("pageerror", lambda error: errors.append(str(error)))
 
     def draw(data: dict):
-        page.set_content(PAGE % asset("transcript.css"))
+        page.set_content(PAGE % stylesheet("transcript.css"))
         page.evaluate("([source, data]) => window.mount(source, data)",
                       [asset("transcript.js"), data])
         page.wait_for_timeout(100)
@@ -88,7 +88,8 @@ def test_complaints_sit_on_their_rows_and_the_toggle_shows_the_request(mount):
     page = mount(transcript_data([U, lab.reply(C1), FAILED, R1]))
     complaint = lambda index: page.eval_on_selector_all(  # noqa: E731
         f'.al-row[data-index="{index}"] .al-complaints li', "n => n.map(li => li.textContent)")
-    assert complaint(1) == ["toolCall c1 has no toolResult"
+    assert complaint(1) == ["toolCall c1 has no toolResult (its toolResult is at row 3; it must "
+                            "come right after this message, in call order)"
                             " (not in the request context_for_model computes)"]
     assert indexes(page, ".al-left-out") == []
     toggle = page.locator('[data-action="toggle-view"]')
