@@ -6,11 +6,12 @@ A lab's state (`LabProgress.state`), the one definition the map, the docs and ev
 - in progress: something is (a test passed, an answer committed, the solution opened), but
   not yet every test in one check and an answer to every question;
 - mastered: every test passed in one check made before the lab's solution was opened, and
-  every question has a committed answer, each choice the right one;
-- built with help: every question answered and every test passed in one check, but the pass
-  came only after the solution was opened, or a choice was wrong (its explanation, shown once
-  it was committed, is help, and a commitment is never replaced). Opening the solution after
-  an unaided pass changes nothing: that pass stays one made without help.
+  every question has a committed answer (the course's own rule: the map counts commitments,
+  right or wrong, and shows each wrong one as wrong beside the word, since a commitment is
+  never replaced);
+- built with help: every question answered and every test passed, but only in checks made
+  after the solution was opened. Opening the solution after an unaided pass changes nothing:
+  that pass stays one made without help.
 
 Every write goes to a temporary file in the same folder and is then renamed over the
 store, so a crash leaves the old file or the new one, never half of one. Every write is a
@@ -90,8 +91,7 @@ class LabProgress(BaseModel):
     def state(self, key: dict[str, str | None]) -> State:
         """The lab's state (module docstring), `key` giving its questions' right answers."""
         if self.passed and all(question in self.questions for question in key):
-            unaided = self.passed_unaided and len(self.right(key)) == len(key)
-            return "mastered" if unaided else "built with help"
+            return "mastered" if self.passed_unaided else "built with help"
         started = self.questions or self.tests_passed or self.solution_opened
         return "in progress" if started else "not started"
 

@@ -20,9 +20,9 @@ MARKS = {"not started": "○", "in progress": "◐", "mastered": "★", "built w
 MEANINGS = {
     "not started": "nothing done yet",
     "in progress": "started, not finished",
-    "mastered": "every test passed in one check before any help, every question answered right",
-    "built with help": "finished, but passed only after the solution was opened, or with an "
-                       "answer committed wrong",
+    "mastered": "every test passed in one check before any help, every question answered "
+                "(a wrong answer is shown as wrong beside it)",
+    "built with help": "finished, but passed only after the solution was opened",
 }
 WRONG = "✗"
 

@@ -1,7 +1,7 @@
-"""The states of a lab and of a page, as progress/store.py defines them: mastered needs every
-choice answered right and an unaided pass; built with help is a finished lab whose pass came
-only after the solution was opened, or with an answer committed wrong; an earlier unaided pass is
-never rubbed out by opening the solution."""
+"""The states of a lab and of a page, as progress/store.py defines them: mastered needs an
+answer committed to every question (right or wrong, as the course says; a wrong one is shown
+as wrong) and an unaided pass; built with help is a pass made only after the solution was
+opened; an earlier unaided pass is never rubbed out by opening the solution."""
 
 import json
 
@@ -18,11 +18,11 @@ def store(tmp_path):
     return ProgressStore(tmp_path / "p.json")
 
 
-def test_a_wrong_answer_is_counted_wrong_and_the_lab_is_never_mastered(store):
+def test_a_wrong_answer_is_committed_and_counted_wrong(store):
     store.commit("lesson5", "q1", "A")
     store.checked("lesson5", ["t1"], all_passed=True)
     record = store.lab("lesson5")
-    assert record.state(KEY) == "built with help" and record.right(KEY) == []
+    assert record.state(KEY) == "mastered" and record.right(KEY) == []
 
 
 def test_a_right_answer_and_an_unaided_pass_is_mastered(store):
