@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from agentlab_magics.course import find_lab
 from tests.browser.lab_session import Browsing, cell, output, ran_all, row, shoot
@@ -161,8 +162,14 @@ def focused(page: Page) -> Locator:
 
 
 def press(page: Page, key: str) -> None:
+    """Press `key`; the keyboard's place must show a ring once the view has answered it (a
+    view that redraws, as a question does when an answer is committed, moves the keyboard
+    when it is drawn)."""
     page.keyboard.press(key)
-    assert page.evaluate(FOCUS_RING), f"no focus ring after {key}"
+    try:
+        page.wait_for_function(FOCUS_RING, timeout=5000)
+    except PlaywrightTimeout:
+        pytest.fail(f"no focus ring after {key}")
 
 
 def tab_to(page: Page, target: Locator, most: int = 8) -> None:
