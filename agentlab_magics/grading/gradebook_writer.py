@@ -15,12 +15,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import TracebackType
 
-from sqlalchemy.orm import Session, scoped_session, sessionmaker
+from sqlalchemy.orm import Session, scoped_session, sessionmaker, undefer
 
 from agentlab_magics.grading.gradebook_copy import (
     Gradebook,
     Scores,
     StudentPart,
+    SubmittedAssignment,
     add_new_students,
     cell_names,
     merge,
@@ -56,9 +57,7 @@ class GradebookWriter:
             submissions = [merge(gb, self.assignment, part.student, scores, self._names)
                            for part, scores in graded]
             gb.db.flush()
-            for submission in submissions:  # their sums, over the grades just written
-                gb.db.refresh(submission, ["score", "max_score"])
-            return [(submission.score, submission.max_score) for submission in submissions]
+            return _totals(gb, submissions)
 
     @contextmanager
     def _transaction(self) -> Iterator[Gradebook]:
@@ -77,6 +76,17 @@ class GradebookWriter:
             finally:
                 gb.db.remove()
                 gb.db = own_session
+
+
+def _totals(gb: Gradebook, submissions: list[SubmittedAssignment]) -> list[tuple[float, float]]:
+    """Each submission's score and maximum, as nbgrader sums them over the grades just
+    written: one query for the group."""
+    summed = (gb.db.query(SubmittedAssignment)
+              .filter(SubmittedAssignment.id.in_([s.id for s in submissions]))
+              .options(undefer(SubmittedAssignment.score), undefer(SubmittedAssignment.max_score))
+              .populate_existing())
+    found = {submission.id: (submission.score, submission.max_score) for submission in summed}
+    return [found[submission.id] for submission in submissions]
 
 
 class _GroupSession(Session):
