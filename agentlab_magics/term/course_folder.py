@@ -6,6 +6,7 @@ assignment's source notebook."""
 from __future__ import annotations
 
 import importlib.resources
+from collections.abc import Sequence
 from pathlib import Path
 
 CONFIG = "nbgrader_config.py"
@@ -48,3 +49,12 @@ def course_or_new(course: Path | None, new: Path) -> Path:
         return here
     init(new)
     return new
+
+
+def in_course_order(names: Sequence[str]) -> list[str]:
+    """Assignment names in the course's order: labs first, in catalog order, then the rest by
+    name."""
+    from agentlab_magics.course import labs
+
+    order = list(labs())
+    return sorted(names, key=lambda a: (order.index(a) if a in order else len(order), a))
