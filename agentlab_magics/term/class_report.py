@@ -19,6 +19,7 @@ Where each number comes from:
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
@@ -31,6 +32,11 @@ from agentlab_magics.progress.store import Commitment, LabProgress, State, page_
 from agentlab_magics.term.course_folder import in_course_order
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
+
+# Days before the due date (negative: after it), as ranges [low, high).
+TIMING = [("2+ days early", 2, float("inf")), ("1-2 days early", 1, 2),
+          ("under a day early", 0, 1), ("under a day late", -1, 0),
+          ("1-2 days late", -2, -1), ("2+ days late", float("-inf"), -2)]
 
 
 class ReportProblem(Exception):
@@ -91,6 +97,27 @@ class AssignmentRow(BaseModel):
     missing: list[str]
     tests: list[TestRow]
     questions: list[QuestionRow]
+
+    def score_counts(self) -> list[tuple[str, int]]:
+        """How many students scored what: a bar per point up to 20 points, else ten ranges."""
+        if self.max_score <= 20 and self.max_score == int(self.max_score):
+            edges = [float(n) for n in range(int(self.max_score) + 2)]
+            labels = [f"{n:g}" for n in edges[:-1]]
+        else:
+            edges = [self.max_score * n / 10 for n in range(11)]
+            edges[-1] += 1e-9
+            labels = [f"{low:g}-{high:g}" for low, high in itertools.pairwise(edges)]
+        return [(label, sum(low <= score < high for score in self.scores.values()))
+                for label, low, high in zip(labels, edges, edges[1:])]
+
+    def timing_counts(self) -> list[tuple[str, int]]:
+        """When work came in: against the due date in days, or by day without one."""
+        if self.duedate is None:
+            days = sorted({t.date() for t in self.handed_in.values()})
+            return [(str(day), sum(t.date() == day for t in self.handed_in.values()))
+                    for day in days]
+        early = [(self.duedate - t).total_seconds() / 86400 for t in self.handed_in.values()]
+        return [(label, sum(low <= days < high for days in early)) for label, low, high in TIMING]
 
 
 class StudentRow(BaseModel):
