@@ -99,7 +99,8 @@ def _tests(row: AssignmentRow, names: dict[str, str]) -> str:
                        for n, t in enumerate(failing[:CHARTED_TESTS], 1)],
                       key=f"{row.id}-tests", horizontal=True, axis="% of students failing")
     rows = "".join(
-        f'<tr data-test="{escape(t.test)}"><td class="n">{n}</td><td>{escape(t.test)}</td>'
+        f'<tr data-test="{escape(t.test)}" data-cell="{escape(t.cell)}"><td class="n">{n}</td>'
+        f'<td>{escape(t.test)}</td>'
         f'<td class="n" data-failed>{len(t.failed)}</td><td class="n" data-shown>{t.shown}</td>'
         f'<td class="n">{round(100 * t.share)}%</td></tr>' for n, t in enumerate(row.tests, 1))
     table = ("<table><tr><th>#</th><th>Test</th><th>Failing</th><th>Of</th><th>Share</th></tr>"
@@ -111,15 +112,17 @@ def _tests(row: AssignmentRow, names: dict[str, str]) -> str:
 def _causes(test: TestRow, names: dict[str, str]) -> str:
     items = "".join(
         f'<li data-cause="{escape(c.sentence)}"><span data-count>{len(c.students)}</span> × '
-        f'{escape(c.sentence)} <span class="who">({escape(_names(c.students, names))})</span>'
+        f'{escape(c.sentence)} (<span class="who">{escape(_names(c.students, names))}</span>)'
         "</li>" for c in test.causes)
-    return (f'<details data-test="{escape(test.test)}"><summary>{escape(test.test)} '
+    return (f'<details data-test="{escape(test.test)}" data-cell="{escape(test.cell)}">'
+            f'<summary>{escape(test.test)} '
             f"({len(test.failed)} of {test.shown})</summary><ul>{items}</ul></details>")
 
 
 def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> str:
     pairs = [(o.letter, len(o.students)) for o in question.options]
-    head = f"<h3>Question {escape(question.id)}</h3><p>{escape(question.prompt)}</p>"
+    head = (f'<div data-question="{escape(question.id)}"><h3>Question {escape(question.id)}'
+            f"</h3><p>{escape(question.prompt)}</p>")
     rows = "".join(
         f'<tr data-option="{escape(o.letter)}"><td class="{"right" if o.correct else ""}">'
         f'{escape(o.letter)}{" (right)" if o.correct else ""}</td><td>{escape(o.text)}</td>'
@@ -138,7 +141,7 @@ def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> 
         f"<p>In their own words ({len(question.own_words)}):</p><ul>{words}</ul>"
         if question.own_words else "",
         f'<p>Not answered: <span data-count="unanswered">{len(question.unanswered)}</span>'
-        f' <span class="who">{escape(_names(question.unanswered, names))}</span></p>'])
+        f' <span class="who">{escape(_names(question.unanswered, names))}</span></p></div>'])
 
 
 def _map(report: ClassReport) -> str:
