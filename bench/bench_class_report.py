@@ -58,7 +58,7 @@ def main() -> None:
 
 def make_course(course: Path, students: list[str], assignments: list) -> int:
     """The generated course (module docstring); the number of submissions."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Grade, Gradebook, SubmittedAssignment, SubmittedNotebook
 
     # nbgrader runs `alembic` to make a new gradebook: this Python's scripts come first
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent),
@@ -68,8 +68,9 @@ def make_course(course: Path, students: list[str], assignments: list) -> int:
     draw = random.Random(29)
     handed = 0
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "agentlab") as gradebook:
-        for student in students:
-            gradebook.add_student(student, first_name="Student", last_name=student[-3:])
+        roster = {student: gradebook.add_student(student, first_name="Student",
+                                                 last_name=student[-3:])
+                  for student in students}
         for assignment in assignments:
             cells = [f"tests-{part.lab}-{group.id}" for part in assignment.parts
                      for group in part.groups]
@@ -80,6 +81,7 @@ def make_course(course: Path, students: list[str], assignments: list) -> int:
                                                       max_score=TESTS_PER_CELL,
                                                       cell_type="code")
             questions = [q for part in assignment.parts for q in questions_for(part.lab)]
+            record = gradebook.find_assignment(assignment.id)
             for student in students:
                 if draw.random() < 0.05:
                     continue
@@ -87,14 +89,18 @@ def make_course(course: Path, students: list[str], assignments: list) -> int:
                 late = draw.random() < 0.1
                 when = DUE + timedelta(hours=draw.uniform(0, 30) if late
                                        else -draw.uniform(0, 96))
-                submission = gradebook.add_submission(assignment.id, student, timestamp=when)
+                submission = SubmittedAssignment(assignment=record, student=roster[student],
+                                                 timestamp=when)
+                notebook = SubmittedNotebook(notebook=record.notebooks[0], assignment=submission)
                 passed = {cell: draw.random() < 0.7 for cell in cells}
-                for grade in submission.notebooks[0].grades:
-                    grade.auto_score = TESTS_PER_CELL if passed[grade.name] else 0
-                gradebook.db.commit()
+                for cell in record.notebooks[0].grade_cells:
+                    Grade(cell_id=cell.id, notebook=notebook,
+                          auto_score=TESTS_PER_CELL if passed[cell.name] else 0)
+                gradebook.db.add(submission)
                 folder = f"{student}/{assignment.id}/{assignment.id}.ipynb"
                 _write(course / "autograded" / folder, _graded(cells, passed, draw))
                 _write(course / "submitted" / folder, _answered(questions, draw))
+            gradebook.db.commit()
     return handed
 
 

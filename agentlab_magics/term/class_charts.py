@@ -31,21 +31,21 @@ def bar_chart(pairs: Sequence[tuple[str, float]], *, key: str, horizontal: bool 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": key,
                                 "text.parse_math": False, "font.size": 9}):
         if horizontal:
-            shown = ["\n".join(textwrap.wrap(textwrap.shorten(label, 2 * WRAP, placeholder=" …"),
-                                              WRAP)) for label in labels]
-            figure = Figure(figsize=(6.4, 0.2 + 0.42 * max(len(labels), 1)), layout="tight")
+            shown = [_two_lines(label) for label in labels]
+            figure = Figure(figsize=(6.4, 0.6 + 0.5 * max(len(labels), 1)), layout="tight")
             axes = figure.add_subplot()
             axes.barh(range(len(values)), values, color=colours)
             axes.set_yticks(range(len(values)), shown)
             axes.invert_yaxis()
             axes.set_xlabel(axis)
         else:
-            figure = Figure(figsize=(max(3.2, 0.45 * len(labels) + 1.2), 2.4), layout="tight")
+            longest = max(map(len, labels), default=0)
+            figure = Figure(figsize=(max(3.2, 0.45 * len(labels) + 1.2), 2.4 + 0.05 * longest),
+                            layout="tight")
             axes = figure.add_subplot()
             axes.bar(range(len(values)), values, color=colours)
-            axes.set_xticks(range(len(values)), labels,
-                            rotation=30 if max(map(len, labels), default=0) > 4 else 0,
-                            ha="right" if max(map(len, labels), default=0) > 4 else "center")
+            axes.set_xticks(range(len(values)), labels, rotation=30 if longest > 4 else 0,
+                            ha="right" if longest > 4 else "center")
             axes.set_ylabel(axis)
             axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.spines[["top", "right"]].set_visible(False)
@@ -53,3 +53,11 @@ def bar_chart(pairs: Sequence[tuple[str, float]], *, key: str, horizontal: bool 
         figure.savefig(out, format="svg", metadata={"Date": None})
     svg = out.getvalue()
     return svg[svg.index("<svg"):]
+
+
+def _two_lines(label: str) -> str:
+    """`label` in at most two lines of WRAP characters, cut with an ellipsis if longer."""
+    lines = textwrap.wrap(label, WRAP)
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), WRAP, placeholder=" …")]
+    return "\n".join(lines)

@@ -14,7 +14,6 @@ from html import escape
 from pathlib import Path
 
 from agentlab_magics.atomic import write_text_atomically
-from agentlab_magics.progress.store import STATES
 from agentlab_magics.term.class_charts import bar_chart
 from agentlab_magics.term.class_report import (
     AssignmentRow,
@@ -36,6 +35,8 @@ h2 { border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: .2em .5em; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td[data-state] { white-space: nowrap; }
+figcaption { color: #57606a; font-size: 12px; }
 .who { color: #57606a; }
 .right { font-weight: bold; }
 .state-mastered { background: #dafbe1; } .state-built-with-help { background: #fff8c5; }
@@ -62,8 +63,9 @@ def class_page(report: ClassReport) -> str:
     return "".join([
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
         f"</title><style>{STYLE}</style></head><body><h1>{escape(title)}</h1>",
-        f"<p>{len(report.students)} students on the roster, {len(report.assignments)} "
-        f'assignments: {nav} · <a href="#map">the course map</a>.</p>',
+        f"<p>{_plural(len(report.students), 'student')} on the roster, "
+        f"{_plural(len(report.assignments), 'assignment')}: {nav} · "
+        '<a href="#map">the course map</a>.</p>',
         *(_assignment(row, report) for row in report.assignments),
         _map(report), "</body></html>"])
 
@@ -106,7 +108,9 @@ def _tests(row: AssignmentRow, names: dict[str, str]) -> str:
     table = ("<table><tr><th>#</th><th>Test</th><th>Failing</th><th>Of</th><th>Share</th></tr>"
              f"{rows}</table>")
     causes = "".join(_causes(t, names) for t in failing)
-    return _pair(chart if failing else "<p>Every test passed for everyone.</p>", table) + causes
+    return (_pair(chart if failing else "<p>Every test passed for everyone.</p>", table)
+            + ("<p>Why they fail: open a test for its causes, the most common first, and who "
+               f"hit each.</p>{causes}" if failing else ""))
 
 
 def _causes(test: TestRow, names: dict[str, str]) -> str:
@@ -133,6 +137,7 @@ def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> 
              f"{rows}</table>")
     chart = bar_chart(pairs, key=f"{assignment}-{question.id}",
                       marked=[o.letter for o in question.options if o.correct]) \
+        + "<figcaption>The right option is red.</figcaption>" \
         if any(count for _, count in pairs) else "<p>No one chose an option.</p>"
     words = "".join(f'<li data-words><span class="who">{escape(names.get(s, s))}:</span> '
                     f"{escape(text)}</li>" for s, text in question.own_words)
@@ -152,8 +157,9 @@ def _map(report: ClassReport) -> str:
         + "".join(f'<td class="state-{state.replace(" ", "-")}" data-state>{escape(state)}</td>'
                   for state in s.states.values())
         + f"<td>{escape(s.stuck_on or '')}</td></tr>" for s in report.students)
-    key = ", ".join(STATES)
-    return (f'<section id="map"><h2>The course map</h2><p>Each assignment is {key}.</p>'
+    return (f'<section id="map"><h2>The course map</h2><p>Where each student stands on each '
+            "assignment: mastered, built with help, in progress or not started (the rule of "
+            "the students' own map).</p>"
             f"<table><tr><th>Student</th>{head}<th>First test failed</th></tr>{rows}</table>"
             "</section>")
 
@@ -175,6 +181,10 @@ def _who(label: str, students: list[str], names: dict[str, str]) -> str:
 
 def _names(students: Sequence[str], names: dict[str, str]) -> str:
     return ", ".join(names.get(s, s) for s in students)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
 
 
 def _anchor(assignment: str) -> str:
