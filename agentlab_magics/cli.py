@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agentlab_magics.checking import TIME_LIMIT
@@ -401,48 +402,48 @@ def _demo_report(course: Path, out: Path) -> Path:
 
 
 def _course_report(args: argparse.Namespace) -> int:
-    """0 with the page written, 2 on a course with nothing to report, 1 when nbgrader fails."""
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
+    from agentlab_magics.term.class_report import ReportProblem
+    from agentlab_magics.term.course_folder import CourseFolderProblem
 
-    try:
-        require_nbgrader()
+    def report() -> str:
         from agentlab_magics.term.class_page import write_class_page
-        from agentlab_magics.term.class_report import ReportProblem
 
         page = write_class_page(args.course, args.out, args.assignments)
-    except (NbgraderMissing, NbgraderFailed) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
-    except ReportProblem as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2
-    print(f"The class report is in {page}: open it in a browser (it needs no network).")
-    return 0
+        return f"The class report is in {page}: open it in a browser (it needs no network)."
+
+    return _with_nbgrader(report, (ReportProblem, CourseFolderProblem))
 
 
 def _course_export(args: argparse.Namespace) -> int:
     """`nbgrader export` with the LMS's exporter, run in the course folder."""
-    from agentlab_magics.term.nbgrader_cli import (
-        Nbgrader,
-        NbgraderFailed,
-        NbgraderMissing,
-        require_nbgrader,
-    )
+    from agentlab_magics.term.course_folder import CourseFolderProblem, require_course
 
-    if not (args.course / "nbgrader_config.py").is_file():
-        print(f"agentlab: {args.course} holds no nbgrader_config.py: name the course folder "
-              "with --course.", file=sys.stderr)
-        return 2
-    try:
-        require_nbgrader()
+    def export() -> str:
         from agentlab_magics.term.lms_export import EXPORTERS
+        from agentlab_magics.term.nbgrader_cli import Nbgrader
 
+        require_course(args.course)
         Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}",
                        f"--to={args.file.resolve()}", cwd=args.course)
+        return f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}."
+
+    return _with_nbgrader(export, (CourseFolderProblem,))
+
+
+def _with_nbgrader(command: Callable[[], str], problems: tuple[type[Exception], ...]) -> int:
+    """Run `command`, which needs nbgrader, and print the line it returns: 0; 1 when nbgrader
+    is missing or fails; 2 on one of `problems` (a course that cannot be used as asked)."""
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
+
+    try:
+        require_nbgrader()
+        print(command())
     except (NbgraderMissing, NbgraderFailed) as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
         return 1
-    print(f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}.")
+    except problems as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
-from agentlab_magics.term.course_folder import in_course_order
+from agentlab_magics.term.course_folder import in_course_order, require_course
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 
@@ -141,13 +141,11 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
                nbgrader: Nbgrader | None = None) -> ClassReport:
     """The report of `assignments` (default: every one the gradebook has) of the nbgrader
     course in `course`, as its configuration lays it out; ReportProblem when there is nothing
-    to report on."""
+    to report on, CourseFolderProblem when `course` holds no course."""
     from nbgrader.api import Gradebook
     from nbgrader.coursedir import CourseDirectory
 
-    if not (course / "nbgrader_config.py").is_file():
-        raise ReportProblem(f"{course} holds no nbgrader_config.py: name the course folder "
-                            "with --course.")
+    require_course(course)
     dirs = CourseDirectory(config=(nbgrader or Nbgrader()).configuration(course))
     database = dirs.db_url.removeprefix("sqlite:///")
     if dirs.db_url.startswith("sqlite:///") and not Path(database).is_file():

@@ -39,6 +39,13 @@ def init(folder: Path) -> list[Path]:
     return [folder / CONFIG, *notebooks.build(folder)]
 
 
+def require_course(course: Path) -> None:
+    """CourseFolderProblem unless `course` holds an nbgrader configuration."""
+    if not (course / CONFIG).is_file():
+        raise CourseFolderProblem(f"{course} holds no {CONFIG}: name the course folder with "
+                                  "--course.")
+
+
 def course_or_new(course: Path | None, new: Path) -> Path:
     """`course` if given; else ./nbgrader_course where the working folder holds the course's
     repository; else a new course written into `new`."""
