@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
 from agentlab_magics.term.course_folder import in_course_order, require_course
-from agentlab_magics.term.nbgrader_cli import Nbgrader
+from agentlab_magics.term.nbgrader_cli import Nbgrader, without_slow_imports
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 
 # Days before the due date (negative: after it), as ranges [low, high).
@@ -142,6 +142,7 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
     """The report of `assignments` (default: every one the gradebook has) of the nbgrader
     course in `course`, as its configuration lays it out; ReportProblem when there is nothing
     to report on, CourseFolderProblem when `course` holds no course."""
+    without_slow_imports()
     from nbgrader.api import Gradebook
     from nbgrader.coursedir import CourseDirectory
 
