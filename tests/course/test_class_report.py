@@ -222,3 +222,13 @@ def _ids(who: str) -> list[str]:
 def _details(page: BeautifulSoup, assignment: str, sentence: str):
     return next(d for d in _section(page, assignment).select("details[data-test]")
                 if d["data-test"] == sentence)
+
+
+@pytest.mark.parametrize("command", [["report"], ["export", "--to", "canvas", "out.csv"]])
+def test_a_folder_without_a_course_is_a_usage_error_that_says_what_to_name(
+        command, tmp_path, capsys):
+    assert main(["course", *command, "--course", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"agentlab: {tmp_path} holds no nbgrader_config.py: name the course folder with "
+        "--course.")
+    assert list(tmp_path.iterdir()) == []
