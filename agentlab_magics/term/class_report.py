@@ -4,8 +4,8 @@ where each student stands, and when work came in. The page (class_page.py) only 
 Where each number comes from:
 - scores, hand-in times, late (nbgrader's own rule: handed in after the due date, with the
   student's extension) and missing (on the roster, nothing handed in): nbgrader's gradebook,
-  read through its API (nbgrader.api.Gradebook), opened on a database that must exist, so
-  nothing is made or written;
+  read through its API (nbgrader.api.Gradebook; hand_ins.py), opened on a database that must
+  exist, so nothing is made or written;
 - each test's failures and their causes: the reports in the autograded notebooks' graded
   cells (submitted_work.py), a test's failing share being its failures over the submissions
   whose report shows it;
@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
 from agentlab_magics.term.course_folder import in_course_order, require_course
+from agentlab_magics.term.hand_ins import hand_ins
 from agentlab_magics.term.nbgrader_cli import Nbgrader, without_slow_imports
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 
@@ -160,8 +161,9 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
                                 f" it has: {', '.join(known) or 'none'}.")
         chosen = [a for a in known if not assignments or a in assignments]
         roster = {s.id: _name(s) for s in sorted(gradebook.students, key=lambda s: s.id)}
-        handed = {a: _hand_ins(gradebook.find_assignment(a)) for a in chosen}
-    work = {(a, s): _work(dirs, a, s) for a in chosen for s in handed[a][0]}
+        handed = {a: _hand_ins(gradebook, a) for a in chosen}
+    work = {(a, s): done for a in chosen
+            for s, done in _work(dirs, a, list(handed[a][0])).items()}
     rows = [_assignment(a, *handed[a], roster, {s: work[a, s] for s in handed[a][0]})
             for a in chosen]
     return ClassReport(course_id=dirs.course_id, assignments=rows,
@@ -174,28 +176,30 @@ def _name(student: Any) -> str:
     return f"{names} ({student.id})" if names else student.id
 
 
-def _hand_ins(assignment: Any) -> tuple[dict[str, float], dict[str, datetime], list[str],
-                                        float, datetime | None]:
+def _hand_ins(gradebook: Any, assignment: str) -> tuple[dict[str, float], dict[str, datetime],
+                                                        list[str], float, datetime | None]:
     """An assignment's submissions: score and hand-in time by student, who was late, its
     maximum and its due date."""
-    scores, times, late = {}, {}, []
-    for submission in assignment.submissions:
-        student = submission.student.id
-        scores[student] = submission.score
-        if submission.timestamp is not None:
-            times[student] = submission.timestamp
-        if submission.total_seconds_late > 0:
-            late.append(student)
-    return scores, times, sorted(late), assignment.max_score, assignment.duedate
+    handed = hand_ins(gradebook, assignment)
+    record = gradebook.find_assignment(assignment)
+    return ({h.student: h.score for h in handed},
+            {h.student: h.timestamp for h in handed if h.timestamp is not None},
+            [h.student for h in handed if h.late], record.max_score, record.duedate)
 
 
-def _work(dirs: Any, assignment: str, student: str) -> Work:
-    """What a submission's autograded and submitted notebooks show."""
-    def notebooks(step: str) -> list[dict[str, Any]]:
-        folder = Path(dirs.format_path(step, student, assignment))
-        return [read_notebook(path) for path in sorted(folder.glob("*.ipynb"))]
+def _work(dirs: Any, assignment: str, students: Sequence[str]) -> dict[str, Work]:
+    """What each student's autograded and submitted notebooks of `assignment` show."""
+    def notebooks(step: str) -> dict[str, list[dict[str, Any]]]:
+        # one glob an assignment: nbgrader's format_path is slow to call per student
+        pattern = Path(dirs.format_path(step, "*", assignment))
+        found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for path in sorted(pattern.parent.parent.glob(f"*/{pattern.name}/*.ipynb")):
+            found[path.parent.parent.name].append(read_notebook(path))
+        return found
 
-    return read_work(notebooks(dirs.autograded_directory), notebooks(dirs.submitted_directory))
+    autograded, submitted = notebooks(dirs.autograded_directory), notebooks(
+        dirs.submitted_directory)
+    return {s: read_work(autograded.get(s, []), submitted.get(s, [])) for s in students}
 
 
 def _assignment(assignment: str, scores: dict[str, float], times: dict[str, datetime],

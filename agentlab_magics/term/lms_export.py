@@ -38,6 +38,7 @@ from nbgrader.plugins.export import ExportPlugin
 from pydantic import BaseModel
 
 from agentlab_magics.term.course_folder import in_course_order
+from agentlab_magics.term.hand_ins import hand_ins
 
 CANVAS_IDS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
@@ -76,12 +77,10 @@ def read_grades(gradebook: Any, assignments: Sequence[str] = (),
     grades: dict[str, dict[str, float]] = {p.id: {} for p in people}
     points = {}
     for name in chosen:
-        assignment = gradebook.find_assignment(name)
-        points[name] = assignment.max_score
-        for submission in assignment.submissions:
-            if submission.student.id in grades:
-                grades[submission.student.id][name] = max(
-                    0.0, submission.score - submission.late_submission_penalty)
+        points[name] = gradebook.find_assignment(name).max_score
+        for handed in hand_ins(gradebook, name):
+            if handed.student in grades:
+                grades[handed.student][name] = max(0.0, handed.score - handed.penalty)
     return Grades(assignments=chosen, points=points, students=people, grades=grades)
 
 
