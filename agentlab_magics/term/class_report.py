@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
 from agentlab_magics.term.course_folder import in_course_order, require_course
-from agentlab_magics.term.hand_ins import hand_ins
+from agentlab_magics.term.hand_ins import HandIn, hand_ins
 from agentlab_magics.term.nbgrader_cli import Nbgrader, without_slow_imports
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 
@@ -161,11 +161,12 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
                                 f" it has: {', '.join(known) or 'none'}.")
         chosen = [a for a in known if not assignments or a in assignments]
         roster = {s.id: _name(s) for s in sorted(gradebook.students, key=lambda s: s.id)}
-        handed = {a: _hand_ins(gradebook, a) for a in chosen}
-    work = {(a, s): done for a in chosen
-            for s, done in _work(dirs, a, list(handed[a][0])).items()}
-    rows = [_assignment(a, *handed[a], roster, {s: work[a, s] for s in handed[a][0]})
-            for a in chosen]
+        rows, work = [], {}
+        for assignment in chosen:
+            handed = hand_ins(gradebook, assignment)
+            done = _work(dirs, assignment, [h.student for h in handed])
+            work.update({(assignment, student): w for student, w in done.items()})
+            rows.append(_assignment(gradebook.find_assignment(assignment), handed, roster, done))
     return ClassReport(course_id=dirs.course_id, assignments=rows,
                        students=[_student(s, name, rows, work) for s, name in roster.items()])
 
@@ -174,17 +175,6 @@ def _name(student: Any) -> str:
     """A student as the page names them: their names from the roster, else their id."""
     names = " ".join(n for n in (student.first_name, student.last_name) if n)
     return f"{names} ({student.id})" if names else student.id
-
-
-def _hand_ins(gradebook: Any, assignment: str) -> tuple[dict[str, float], dict[str, datetime],
-                                                        list[str], float, datetime | None]:
-    """An assignment's submissions: score and hand-in time by student, who was late, its
-    maximum and its due date."""
-    handed = hand_ins(gradebook, assignment)
-    record = gradebook.find_assignment(assignment)
-    return ({h.student: h.score for h in handed},
-            {h.student: h.timestamp for h in handed if h.timestamp is not None},
-            [h.student for h in handed if h.late], record.max_score, record.duedate)
 
 
 def _work(dirs: Any, assignment: str, students: Sequence[str]) -> dict[str, Work]:
@@ -202,13 +192,16 @@ def _work(dirs: Any, assignment: str, students: Sequence[str]) -> dict[str, Work
     return {s: read_work(autograded.get(s, []), submitted.get(s, [])) for s in students}
 
 
-def _assignment(assignment: str, scores: dict[str, float], times: dict[str, datetime],
-                late: list[str], max_score: float, duedate: datetime | None,
-                roster: dict[str, str], work: dict[str, Work]) -> AssignmentRow:
-    return AssignmentRow(id=assignment, max_score=max_score, duedate=duedate, scores=scores,
-                         handed_in=times, late=late,
-                         missing=[s for s in roster if s not in scores],
-                         tests=_tests(work), questions=_questions(assignment, work))
+def _assignment(record: Any, handed: list[HandIn], roster: dict[str, str],
+                work: dict[str, Work]) -> AssignmentRow:
+    """One assignment's row, from its gradebook `record`, its hand-ins and their notebooks."""
+    return AssignmentRow(
+        id=record.name, max_score=record.max_score, duedate=record.duedate,
+        scores={h.student: h.score for h in handed},
+        handed_in={h.student: h.timestamp for h in handed if h.timestamp is not None},
+        late=[h.student for h in handed if h.late],
+        missing=[s for s in roster if s not in work],
+        tests=_tests(work), questions=_questions(record.name, work))
 
 
 def _tests(work: dict[str, Work]) -> list[TestRow]:

@@ -65,7 +65,7 @@ class Grades(BaseModel):
     grades: dict[str, dict[str, float]]
 
 
-def read_grades(gradebook: Any, assignments: Sequence[str] = (),
+def lms_grades(gradebook: Any, assignments: Sequence[str] = (),
                 students: Sequence[str] = ()) -> Grades:
     """The grades in nbgrader's `gradebook` (of those assignments and students, if given)."""
     chosen = in_course_order([a.name for a in gradebook.assignments
@@ -139,7 +139,7 @@ class _LmsExport(ExportPlugin):
     def export(self, gradebook: Any) -> None:
         destination = Path(self.to or self.default)
         self.log.info("Exporting grades to %s", destination)
-        grades = read_grades(gradebook, [str(a) for a in self.assignment],
+        grades = lms_grades(gradebook, [str(a) for a in self.assignment],
                              [str(s) for s in self.student])
         write_csv(destination, type(self).rows(grades))
 

@@ -22,8 +22,8 @@ from agentlab_magics.term.lms_export import (
     CANVAS_IDS,
     MOODLE_IDS,
     POINTS_POSSIBLE,
+    lms_grades,
     read_canvas,
-    read_grades,
     read_moodle,
 )
 from agentlab_magics.term.students import answer, harness
@@ -174,7 +174,7 @@ def test_the_lms_file_has_its_documented_columns_and_reads_back_as_the_gradebook
     else:
         assert rows[0] == ",".join([*MOODLE_IDS, "lesson1 (out of 9)"])
         back = read_moodle(target)
-    expected = read_grades(gradebook)
+    expected = lms_grades(gradebook)
     assert back.grades == expected.grades and back.points == expected.points
     assert [p.id for p in back.students] == sorted(ROSTER)
     assert back.grades["absent"] == {}  # an empty cell, never a 0
