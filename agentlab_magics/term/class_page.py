@@ -36,6 +36,8 @@ table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: .2em .5em; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td[data-state] { white-space: nowrap; }
+td.stuck { min-width: 18em; }
+.wide { overflow-x: auto; }
 figcaption { color: #57606a; font-size: 12px; }
 .who { color: #57606a; }
 .right { font-weight: bold; }
@@ -150,18 +152,18 @@ def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> 
 
 
 def _map(report: ClassReport) -> str:
-    """A row per student: each assignment's state, and the first test they fail."""
+    """A row per student: the first test they fail, then each assignment's state."""
     head = "".join(f"<th>{escape(a.id)}</th>" for a in report.assignments)
     rows = "".join(
         f'<tr data-student="{escape(s.id)}"><td>{escape(s.name)}</td>'
+        f'<td class="stuck">{escape(s.stuck_on or "")}</td>'
         + "".join(f'<td class="state-{state.replace(" ", "-")}" data-state>{escape(state)}</td>'
-                  for state in s.states.values())
-        + f"<td>{escape(s.stuck_on or '')}</td></tr>" for s in report.students)
+                  for state in s.states.values()) + "</tr>" for s in report.students)
     return (f'<section id="map"><h2>The course map</h2><p>Where each student stands on each '
             "assignment: mastered, built with help, in progress or not started (the rule of "
             "the students' own map).</p>"
-            f"<table><tr><th>Student</th>{head}<th>First test failed</th></tr>{rows}</table>"
-            "</section>")
+            f'<div class="wide"><table><tr><th>Student</th><th>First test failed</th>{head}'
+            f"</tr>{rows}</table></div></section>")
 
 
 def _pair(chart: str, table: str) -> str:

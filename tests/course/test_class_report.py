@@ -129,7 +129,7 @@ def test_the_course_map_says_where_each_student_stands(page):
               for row in page.select("tr[data-student]")}
     assert states == {"reference": ["mastered"], "wrong": ["in progress"],
                       "starter": ["not started"], "absent": ["not started"]}
-    stuck = {row["data-student"]: row.select("td")[-1].get_text()
+    stuck = {row["data-student"]: row.select_one("td.stuck").get_text()
              for row in page.select("tr[data-student]")}
     assert stuck["reference"] == "" and stuck["absent"] == ""
     assert stuck["wrong"].startswith("lesson1: Every request carries the system prompt")
