@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agentlab_magics.checking import TIME_LIMIT
@@ -118,6 +119,22 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                             "sandbox` says 'none'): not for credit, and the summary says so")
     course_commands.add_parser(
         "sandbox", help="say which grading sandbox this machine gives and what it holds back")
+    report = course_commands.add_parser(
+        "report", help="write the class report: an offline HTML page of what the class gets "
+                       "wrong, how it answered, where each student stands")
+    report.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                        help="the assignments to report on (default: every one graded)")
+    report.add_argument("--course", type=Path, default=Path("."), metavar="DIR",
+                        help="the course folder, holding nbgrader_config.py (default: .)")
+    report.add_argument("--out", type=Path, default=Path("class-report"), metavar="DIR",
+                        help="where the page goes (default: ./class-report)")
+    export = course_commands.add_parser(
+        "export", help="write the grades as a CSV file an LMS gradebook imports")
+    export.add_argument("--to", required=True, choices=("canvas", "moodle"),
+                        help="the LMS whose gradebook import the file is for")
+    export.add_argument("file", type=Path, metavar="FILE", help="the CSV file to write")
+    export.add_argument("--course", type=Path, default=Path("."), metavar="DIR",
+                        help="the course folder, holding nbgrader_config.py (default: .)")
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
@@ -126,6 +143,9 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                            "else a new course written from the installed package)")
     demo.add_argument("--keep", type=Path, metavar="DIR",
                       help="work in DIR (new or empty) and keep it, instead of a temporary folder")
+    demo.add_argument("--report", type=Path, default=Path("class-report"), metavar="DIR",
+                      help="where the class report of the demo's term goes (default: "
+                           "./class-report)")
     demo.add_argument("--students", nargs="+", choices=STUDENTS, default=list(STUDENTS),
                       metavar="NAME", help=f"who hands in (default: all of {', '.join(STUDENTS)})")
 
@@ -161,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         return _course_demo(args)
     if args.command == "course" and args.course_command == "autograde":
         return _course_autograde(args)
+    if args.command == "course" and args.course_command == "report":
+        return _course_report(args)
+    if args.command == "course" and args.course_command == "export":
+        return _course_export(args)
     if args.command == "course" and args.course_command == "sandbox":
         from agentlab_magics.grading.sandbox import describe, detect, what_it_gives
 
@@ -370,6 +394,59 @@ def _course_autograde(args: argparse.Namespace) -> int:
     return 1 if summary.count("failed") else 0
 
 
+def _demo_report(course: Path, out: Path) -> Path:
+    """The class report of the demo's term, written to `out` before its folder goes."""
+    from agentlab_magics.term.class_page import write_class_page
+
+    return write_class_page(course, out)
+
+
+def _course_report(args: argparse.Namespace) -> int:
+    from agentlab_magics.term.class_report import ReportProblem
+    from agentlab_magics.term.course_folder import CourseFolderProblem
+
+    def report() -> str:
+        from agentlab_magics.term.class_page import write_class_page
+
+        page = write_class_page(args.course, args.out, args.assignments)
+        return f"The class report is in {page}: open it in a browser (it needs no network)."
+
+    return _with_nbgrader(report, (ReportProblem, CourseFolderProblem))
+
+
+def _course_export(args: argparse.Namespace) -> int:
+    """`nbgrader export` with the LMS's exporter, run in the course folder."""
+    from agentlab_magics.term.course_folder import CourseFolderProblem, require_course
+
+    def export() -> str:
+        from agentlab_magics.term.lms_export import EXPORTERS
+        from agentlab_magics.term.nbgrader_cli import Nbgrader
+
+        require_course(args.course)
+        Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}",
+                       f"--to={args.file.resolve()}", cwd=args.course)
+        return f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}."
+
+    return _with_nbgrader(export, (CourseFolderProblem,))
+
+
+def _with_nbgrader(command: Callable[[], str], problems: tuple[type[Exception], ...]) -> int:
+    """Run `command`, which needs nbgrader, and print the line it returns: 0; 1 when nbgrader
+    is missing or fails; 2 on one of `problems` (a course that cannot be used as asked)."""
+    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
+
+    try:
+        require_nbgrader()
+        print(command())
+    except (NbgraderMissing, NbgraderFailed) as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 1
+    except problems as exc:
+        print(f"agentlab: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _course_demo(args: argparse.Namespace) -> int:
     import contextlib
     import tempfile
@@ -395,6 +472,7 @@ def _course_demo(args: argparse.Namespace) -> int:
         try:
             course = course_or_new(args.course, Path(new) / "course")
             run = run_demo(course, Path(folder), args.students)
+            report = _demo_report(Path(folder) / "course", args.report)
         except (CourseProblem, CourseFolderProblem, InstructorPackageMissing,
                 NbgraderFailed) as exc:
             print(f"agentlab: {exc}", file=sys.stderr)
@@ -414,6 +492,8 @@ def _course_demo(args: argparse.Namespace) -> int:
     print(f"Sandbox mode {mode!r}" + (": none could be made here, so the simulated students "
                                        "ran as you (`agentlab course sandbox` says why)."
                                        if mode == "none" else "."))
+    print(f"The class report of this term is in {report} (outside the demo's folder, so "
+          "it stays): open it in a browser.")
     if args.keep:
         print(f"Everything is kept in {args.keep}: the feedback pages are in "
               f"{args.keep / 'course' / 'feedback'}, each command's log in {args.keep / 'logs'}.")

@@ -32,3 +32,11 @@ def browser():
         launched = launch(playwright)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def class_term(tmp_path_factory):
+    """The class report's term (tests/class_term.py), built once for every test that asks."""
+    from tests.class_term import build_term
+
+    return build_term(tmp_path_factory.mktemp("class-term"))

@@ -6,6 +6,7 @@ assignment's source notebook."""
 from __future__ import annotations
 
 import importlib.resources
+from collections.abc import Sequence
 from pathlib import Path
 
 CONFIG = "nbgrader_config.py"
@@ -38,6 +39,13 @@ def init(folder: Path) -> list[Path]:
     return [folder / CONFIG, *notebooks.build(folder)]
 
 
+def require_course(course: Path) -> None:
+    """CourseFolderProblem unless `course` holds an nbgrader configuration."""
+    if not (course / CONFIG).is_file():
+        raise CourseFolderProblem(f"{course} holds no {CONFIG}: name the course folder with "
+                                  "--course.")
+
+
 def course_or_new(course: Path | None, new: Path) -> Path:
     """`course` if given; else ./nbgrader_course where the working folder holds the course's
     repository; else a new course written into `new`."""
@@ -48,3 +56,12 @@ def course_or_new(course: Path | None, new: Path) -> Path:
         return here
     init(new)
     return new
+
+
+def in_course_order(names: Sequence[str]) -> list[str]:
+    """Assignment names in the course's order: labs first, in catalog order, then the rest by
+    name."""
+    from agentlab_magics.course import labs
+
+    order = list(labs())
+    return sorted(names, key=lambda a: (order.index(a) if a in order else len(order), a))

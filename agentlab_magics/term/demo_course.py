@@ -32,9 +32,8 @@ from pathlib import Path
 import nbformat
 from pydantic import BaseModel
 
-from agentlab_magics.course import labs
 from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
-from agentlab_magics.term.course_folder import CONFIG
+from agentlab_magics.term.course_folder import CONFIG, in_course_order
 from agentlab_magics.term.grade_table import GradeTable, read_grades
 from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
 from agentlab_magics.term.progress_bar import ProgressBar
@@ -70,8 +69,7 @@ def assignments(course: Path) -> list[str]:
     source = course / "source"
     found = [d.name for d in sorted(source.iterdir()) if d.is_dir() and any(d.glob("*.ipynb"))] \
         if source.is_dir() else []
-    order = list(labs())
-    return sorted(found, key=lambda a: (order.index(a) if a in order else len(order), a))
+    return in_course_order(found)
 
 
 def run_demo(course: Path, folder: Path, students: Sequence[str] = STUDENTS, *,

@@ -12,6 +12,10 @@ Every student hands in every assignment, starting from the notebook nbgrader rel
 
 A harness cell is an nbgrader solution cell whose first line, `%%check LAB`, names its lab; a
 notebook may have several, one per lab. The `%%check` line is kept as it is.
+
+Every student but "starter" also answers each question (`%question ID`) by a click, so the
+notebook handed in holds the question's view as the saving hook saves a clicked answer
+(`answer`: the right option, or "wrong"'s first wrong one; own words for an open question).
 """
 
 from __future__ import annotations
@@ -162,6 +166,42 @@ def submission(student: str, released: NotebookNode) -> NotebookNode:
     for cell in harness_cells(nb):
         magic = cell.source.partition("\n")[0]
         cell.source = f"{magic}\n{harness(student, lab_of(cell)).rstrip()}\n"
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("%question "):
+            cell.outputs = [_answered(student, cell.source.split()[1])]
     if student == "deleted":
         nb.cells.remove(graded_cells(nb)[0])
     return nb
+
+
+# What each student writes to an open question, in their own words.
+OWN_WORDS = {"wrong": "The model sees the mistake and tries again.",
+             "other": "Each call needs its result on the record, or the provider refuses it."}
+
+
+def answer(student: str, question_id: str) -> str:
+    """What `student` (not "starter") commits to the question: an option's letter, or their
+    own words for an open question."""
+    from agentlab_magics.course.questions import find_question
+
+    question = find_question(question_id)
+    if question.kind == "open":
+        return OWN_WORDS["wrong" if student == "wrong" else "other"]
+    wanted = student != "wrong"
+    return next(letter for letter, option in zip(question.letters, question.options)
+                if option.correct == wanted)
+
+
+def _answered(student: str, question_id: str) -> NotebookNode:
+    """The question's output as saved once `student` clicked their answer: the kernel's own
+    rendering of the committed question (what widgets.saving writes)."""
+    from nbformat.v4 import new_output
+
+    from agentlab_magics.course.questions import find_question
+    from agentlab_magics.notebook import Asked
+    from agentlab_magics.progress.store import Commitment
+    from agentlab_magics.widgets.question_view import QuestionView
+
+    asked = Asked(find_question(question_id), Commitment(answer=answer(student, question_id)))
+    data, metadata = QuestionView(asked, static=True)._repr_mimebundle_()
+    return new_output("display_data", data=data, metadata=metadata)

@@ -114,10 +114,12 @@ class QuestionView(ThreeWayView):
         self._commit = commit
 
     def mark(self) -> dict[str, Any]:
-        """Which question this is, and whether it was shown answered: the saving hook renders
-        one shown unanswered anew once the progress store holds its answer."""
-        return {"view": "question", "id": self.data()["id"],
-                "committed": self.data()["committed"] is not None}
+        """Which question this is, whether it was shown answered (the saving hook renders one
+        shown unanswered anew once the progress store holds its answer) and the answer
+        committed, which the class report counts."""
+        committed = self.data()["committed"]
+        return {"view": "question", "id": self.data()["id"], "committed": committed is not None,
+                **({"answer": committed["answer"]} if committed else {})}
 
     def to_html(self) -> str:
         return question_html(self.data())

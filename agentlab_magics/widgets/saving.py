@@ -127,7 +127,7 @@ def _answer(output: dict, progress: Progress) -> None:
     data = question_data(Asked(question, commitment))
     output["data"]["text/html"] = question_html(data)
     output["data"]["text/plain"] = question_text(data)
-    mark["committed"] = True
+    mark["committed"], mark["answer"] = True, commitment.answer
 
 
 def _drop_models(notebook: dict, model_ids: set[str]) -> None:

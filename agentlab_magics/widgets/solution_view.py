@@ -27,6 +27,10 @@ class SolutionView(ThreeWayView):
         super().__init__({"kind": "solution", "lab": solution.lab, "title": solution.title,
                           "code": solution.code}, static=True)
 
+    def mark(self) -> dict[str, str]:
+        """Which view this is and whose solution it shows, which the class report reads."""
+        return {"view": "solution", "lab": self.data()["lab"]}
+
     def heading(self) -> str:
         return f"Solution: {self.data()['title']}"
 

@@ -61,7 +61,8 @@ def demo(tmp_path_factory) -> Demo:
     kept = root / "kept"
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        code = main(["course", "demo", "--course", str(course), "--keep", str(kept)])
+        code = main(["course", "demo", "--course", str(course), "--keep", str(kept),
+                     "--report", str(root / "report")])
     assert code == 0, err.getvalue()
     table = read_grades(kept / "grades.csv", f"sqlite:///{kept / 'course' / 'gradebook.db'}",
                         "agentlab", IDS, list(STUDENTS))
@@ -246,3 +247,11 @@ def test_autograding_records_no_progress(demo):
     record no student's progress in the work folder."""
     assert not (demo.folder / "progress.json").exists()
     assert "Everything is kept in" in demo.out
+
+
+def test_the_demo_ends_by_writing_its_terms_class_report_and_says_where(demo):
+    page = demo.folder.parent / "report" / "index.html"
+    assert f"The class report of this term is in {page}" in demo.out
+    text = page.read_text(encoding="utf-8")
+    assert all(f'id="a-{assignment}"' in text for assignment in IDS)
+    assert all(f'data-student="{student}"' in text for student in STUDENTS)

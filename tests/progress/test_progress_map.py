@@ -108,6 +108,7 @@ def test_the_solution_has_a_heading_and_a_warning_before_its_code(store):
     assert page.index("al-solution-title") < page.index("al-solution-warning") < page.index(
         "al-solution-code")
     assert "def run_agent" in page
+    assert view._repr_mimebundle_()[1][MARK] == {"view": "solution", "lab": "lesson5"}
 
 
 def test_the_solutions_code_is_escaped():

@@ -57,7 +57,8 @@ def test_the_bundle_carries_the_widget_and_the_static_html_and_marks_the_questio
     bundle, metadata = QuestionView(Asked(CHOICE, Commitment(answer="C")),
                                     static=True)._repr_mimebundle_()
     assert set(bundle) == {"text/html", "text/plain"}
-    assert metadata == {MARK: {"view": "question", "id": CHOICE.id, "committed": True}}
+    assert metadata == {MARK: {"view": "question", "id": CHOICE.id, "committed": True,
+                               "answer": "C"}}
 
 
 def test_an_answer_from_the_widget_is_committed_and_revealed(tmp_path):

@@ -167,7 +167,8 @@ def test_a_question_clicked_after_its_cell_ran_is_saved_with_the_stored_answer(s
     answered = QuestionView(Asked(QUESTION, committed))
     assert output["data"] == {"text/html": answered.to_html(), "text/plain": answered.to_text()}
     assert "Your answer" in output["data"]["text/html"] and "al-why" in output["data"]["text/html"]
-    assert output["metadata"][MARK] == {"view": "question", "id": QUESTION.id, "committed": True}
+    assert output["metadata"][MARK] == {"view": "question", "id": QUESTION.id, "committed": True,
+                                        "answer": "C"}
 
 
 def test_an_unanswered_question_stays_as_it_was_shown(store, tmp_path):
