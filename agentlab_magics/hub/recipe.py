@@ -27,6 +27,7 @@ from pathlib import Path
 from agentlab_magics.grading.limits import SYSTEM_PATH, closed_ancestor
 from agentlab_magics.grading.sandbox import own_tree
 from agentlab_magics.hub.plan import PLAN, HubPlan
+from agentlab_magics.problems import UsageProblem
 
 PROXY = "configurable-http-proxy"
 INSTALL_HUB = "pip install 'agentlab_magics[hub]'"
@@ -37,7 +38,7 @@ STUDENT_HIDDEN = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assi
                   "@jupyter/nbgrader:course-list"]
 
 
-class HubProblem(Exception):
+class HubProblem(UsageProblem):
     """The hub cannot start here; the message says what to do."""
 
 

@@ -8,11 +8,25 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
+from agentlab_magics.problems import UsageProblem
+
 CONFIG = "nbgrader_config.py"
 
 
-class CourseFolderProblem(Exception):
+class CourseFolderProblem(UsageProblem):
     """The course folder cannot be written where asked; the message says what to do."""
+
+
+def require_course(folder: Path) -> None:
+    """CourseFolderProblem, saying what to do, unless `folder` holds a course (its CONFIG)."""
+    if not folder.is_dir():
+        raise CourseFolderProblem(
+            f"There is no folder {folder}: name your course folder (the one holding {CONFIG}) "
+            f"with --course DIR, or start one with `agentlab course init {folder}`.")
+    if not (folder / CONFIG).is_file():
+        raise CourseFolderProblem(
+            f"{folder} holds no course ({CONFIG} is missing): run this in your course folder "
+            f"or name it with --course DIR, or start one with `agentlab course init DIR`.")
 
 
 def config_text() -> str:
