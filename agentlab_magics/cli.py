@@ -74,6 +74,9 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
                       default=list(defaults.STUDENTS), metavar="A,B",
                       help=f"the students' user names (default: {','.join(defaults.STUDENTS)})")
     demo.add_argument("--password", help="everyone's password (default: a new one, printed)")
+    demo.add_argument("--clean", type=Path, metavar="FOLDER",
+                      help="start nothing: remove what a hub demo laid out in FOLDER (the users "
+                           "it made, with their homes and processes, and the folder)")
     demo.add_argument("--instructor-package", type=Path, metavar="DIR",
                       help="the folder holding agentlab_instructor (default: where this "
                            "Python finds it)")
@@ -248,7 +251,12 @@ def _publish_solution(args: argparse.Namespace) -> int:
 def _hub_demo(args: argparse.Namespace) -> int:
     from agentlab_magics.hub.demo import run
     from agentlab_magics.hub.plan import HubPlan
+    from agentlab_magics.hub.recipe import clean
 
+    if args.clean:
+        for gone in clean(args.clean):
+            print(f"removed {gone}")
+        return 0
     given = {"password": args.password} if args.password else {}
     plan = HubPlan(folder=args.folder, port=args.port, instructor=args.instructor,
                    students=args.students, instructor_package=args.instructor_package, **given)
