@@ -132,6 +132,12 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     course_commands.add_parser(
         "sandbox", help="say which grading sandbox this machine gives and what it holds back"
     ).set_defaults(run=_sandbox)
+    wheel = course_commands.add_parser(
+        "wheel", help="build the wheel students install (every starter, no solution) from "
+                      "this checkout")
+    wheel.set_defaults(run=_course_wheel)
+    wheel.add_argument("--to", type=Path, default=Path("."), metavar="DIR",
+                       help="where the wheel goes (default: .)")
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
@@ -303,6 +309,16 @@ def _course_build(args: argparse.Namespace) -> int:
     written = starter_files.build(starters) + notebooks.build(args.course)
     for path in written:
         print(f"wrote {path}")
+    return 0
+
+
+def _course_wheel(args: argparse.Namespace) -> int:
+    from agentlab_magics.term.student_wheel import build
+
+    built = build(args.to)
+    print(f"wrote {built}")
+    print(f"Students install it with `pip install {built.name} jupyterlab` (README.md, For "
+          "students).")
     return 0
 
 

@@ -33,9 +33,10 @@ from agentlab_magics.hub.plan import PLAN, HubPlan
 from agentlab_magics.problems import UsageProblem
 
 PROXY = "configurable-http-proxy"
-INSTALL_HUB = "pip install 'agentlab_magics[hub]'"
+# install lines that work as written, in a checkout of the course's repository
+INSTALL_HUB = "pip install '.[hub]' in a checkout of the course's repository"
 SHARED_ENV = "/usr/bin/python3 -m venv /opt/agentlab-hub && /opt/agentlab-hub/bin/pip install " \
-             "'agentlab_magics[hub]'"
+             "'.[hub]'"
 # The lab extensions a student does not get: the instructor's half of nbgrader.
 STUDENT_HIDDEN = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                   "@jupyter/nbgrader:course-list"]
@@ -60,7 +61,8 @@ def problems(plan: HubPlan) -> list[str]:
         python = os.path.realpath(sys.executable)
         found.append(f"The hub's users could not run this Python ({python}"
                      f": {closed} is closed to other users). Install the hub in an environment "
-                     f"every user can run, e.g. `{SHARED_ENV}`, and run that environment's "
+                     f"every user can run, e.g. `{SHARED_ENV}` in a checkout of the course's "
+                     "repository, and run that environment's "
                      "agentlab.")
     if _instructor_package(plan) is None:
         found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
