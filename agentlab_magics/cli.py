@@ -110,6 +110,12 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     publish.add_argument("lab", help="a lab id, such as lesson3")
     publish.add_argument("--to", type=Path, metavar="DIR",
                          help="the folder (default: $AGENTLAB_SOLUTIONS)")
+    paced = course_commands.add_parser(
+        "self-paced-solutions", help="write every lab's solution into a folder for students "
+                                     "working alone (their $AGENTLAB_SOLUTIONS): %%solution "
+                                     "shows one once its lab was checked")
+    paced.set_defaults(run=_self_paced_solutions)
+    paced.add_argument("folder", type=Path, metavar="DIR")
     grade = course_commands.add_parser(
         "autograde", help="autograde an assignment's submissions in parallel on Dask and "
                           "merge them into the course's gradebook")
@@ -251,6 +257,20 @@ def _publish_solution(args: argparse.Namespace) -> int:
         print(f"published {publish(args.lab, folder)}")
     except OSError as exc:
         raise Problem(str(exc)) from None
+    return 0
+
+
+def _self_paced_solutions(args: argparse.Namespace) -> int:
+    from agentlab_magics.course.solutions import ENV, publish_self_paced
+
+    try:
+        written = publish_self_paced(args.folder)
+    except OSError as exc:
+        raise UsageProblem(f"cannot write the solutions into {args.folder}: "
+                           f"{exc.strerror or exc}") from None
+    print(f"wrote {len(written)} files into {args.folder}. A student working alone sets "
+          f"{ENV}={args.folder}; `%solution LAB` then shows a lab's solution once its "
+          "`%%check` has run.")
     return 0
 
 
