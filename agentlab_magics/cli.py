@@ -170,8 +170,9 @@ def entry() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit code is 0 on success, 1 on a failed check (or a course demo
-    that nbgrader could not finish), 2 on bad usage. A command refuses with a Problem, which
-    carries its exit code and says in one sentence what to do."""
+    that nbgrader could not finish), 2 on bad usage or a harness that could not be checked.
+    A command refuses with a Problem, which carries its exit code and says in one sentence
+    what to do."""
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
@@ -220,6 +221,8 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageProblem(str(exc)) from None
     report = run(lab.id, args.harness, timeout=args.timeout)
     print(report.model_dump_json(indent=2) if args.json else render(report))
+    if report.problem:  # nothing was checked: the file is to fix first (a syntax error)
+        return 2
     return 0 if report.all_passed else 1
 
 

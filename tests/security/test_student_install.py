@@ -176,7 +176,7 @@ def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     assert (starter.returncode, starter.stdout) == (0, files[f"{STARTERS}lesson3.py"])
     demo = student("-m", "agentlab_magics", "demo")  # the recording the student package holds
     assert demo.returncode == 0 and "a typo    : 3 model call(s)" in demo.stdout, demo.stderr
-    for args, sentence in [(("solution", "lesson3"), "is not published yet"),
+    for args, sentence in [(("solution", "lesson3"), "There is no solution to lesson3 here"),
                            (("course", "build", "--check"), "`agentlab course build` needs"),
                            (("course", "init", "course"), "`agentlab course init` needs")]:
         done = student("-m", "agentlab_magics", *args)
