@@ -296,12 +296,14 @@ def _notebooks(args: argparse.Namespace) -> int:
     from agentlab_magics.term import notebooks
 
     try:
-        written = notebooks.build_student(args.folder)
+        written, kept = notebooks.build_student(args.folder)
     except OSError as exc:
         raise UsageProblem(f"cannot write the notebooks into {args.folder}: "
                            f"{exc.strerror or exc}") from None
     for path in written:
         print(f"wrote {path}")
+    for path in kept:
+        print(f"kept {path}: it was there already, and may hold your work")
     print(f"Next: `jupyter lab {args.folder}`, open lesson1, and run its cells; each `%%check` "
           "cell checks your code.")
     return 0
