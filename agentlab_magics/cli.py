@@ -28,8 +28,14 @@ def build_parser() -> argparse.ArgumentParser:
         "Build an LLM agent loop lesson by lesson, and check it."))
     parser.add_argument("--version", action="version", version=f"agentlab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.add_parser("demo", help="show four runs of the reference harness and judge them"
-                        ).set_defaults(run=_demo)
+    from agentlab_magics.lab.views import SHAPES
+
+    commands.add_parser(
+        "demo", help="show four runs of the reference harness and judge them",
+        description="Show four runs of the reference harness (a typo, a firehose, a runaway, "
+                    "an outage), each drawn as the shape of its record, then whether each "
+                    f"record could be sent to a provider again. Shapes: {SHAPES}."
+    ).set_defaults(run=_demo)
     commands.add_parser("labs", help="list the labs").set_defaults(run=_labs)
     check = commands.add_parser("check", help="check a harness file against a lab's tests")
     check.set_defaults(run=_check)
