@@ -66,3 +66,11 @@ def test_the_exchange_is_writable_by_all_and_sticky_after_the_round(played):
     folder, _ = played
     mode = stat.S_IMODE((folder / "course" / "exchange").stat().st_mode)
     assert mode == 0o1777, oct(mode)
+
+
+def test_feedback_is_made_without_a_warning_and_without_the_hidden_tests(played):
+    folder, done = played
+    assert "display_data_priority" not in done.stdout + done.stderr
+    page = (folder / "course" / "feedback" / "ada" / "lesson1" / "lesson1.html").read_text()
+    assert 'grade(&quot;lesson1&quot;, &quot;chat&quot;)' in page or 'grade("lesson1"' in page
+    assert "held_back=True" not in page and "HIDDEN TESTS" not in page

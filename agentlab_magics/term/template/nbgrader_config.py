@@ -100,7 +100,7 @@ c.Autograde.autograde_preprocessors = [
 # ScoredOutside's reports; other cells: InertMarkup keeps no widget view).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "nbgrader.preprocessors.ClearHiddenTests",
+    "agentlab_magics.grading.feedback.ClearHiddenTests",  # nbgrader's, without its warning
     "agentlab_magics.grading.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
