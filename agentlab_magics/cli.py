@@ -265,7 +265,8 @@ def _publish_solution(args: argparse.Namespace) -> int:
     try:
         print(f"published {publish(args.lab, folder)}")
     except OSError as exc:
-        raise Problem(str(exc)) from None
+        raise UsageProblem(f"cannot write the solution into {folder}: "
+                           f"{exc.strerror or exc}") from None
     return 0
 
 
@@ -346,7 +347,11 @@ def _course_build(args: argparse.Namespace) -> int:
 def _course_wheel(args: argparse.Namespace) -> int:
     from agentlab_magics.term.student_wheel import build
 
-    built = build(args.to)
+    try:
+        built = build(args.to)
+    except OSError as exc:
+        raise UsageProblem(f"cannot write the wheel into {args.to}: {exc.strerror or exc}"
+                           ) from None
     print(f"wrote {built}")
     print(f"Students install it with `pip install {built.name} jupyterlab` (README.md, For "
           "students).")

@@ -87,3 +87,17 @@ def test_nbgraders_tools_are_found_beside_the_running_python(monkeypatch):
         assert os.environ["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
         assert shutil.which("alembic") == str(Path(sys.executable).parent / "alembic")
     assert os.environ["PATH"] == "/usr/bin:/bin"
+
+
+@pytest.mark.parametrize("argv", [
+    ["course", "publish-solution", "lesson1", "--to"],
+    ["course", "self-paced-solutions"],
+    ["course", "wheel", "--to"],
+    ["course", "init"],
+], ids=["publish-solution", "self-paced-solutions", "wheel", "init"])
+def test_a_command_told_to_write_into_a_file_says_so_and_leaves_it(capsys, tmp_path, argv):
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    said = refused(capsys, *argv, str(taken))
+    assert str(taken) in said
+    assert taken.read_text() == "mine" and list(tmp_path.iterdir()) == [taken]
