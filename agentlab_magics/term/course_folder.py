@@ -26,7 +26,7 @@ def require_course(folder: Path) -> None:
     if not (folder / CONFIG).is_file():
         raise CourseFolderProblem(
             f"{folder} holds no course ({CONFIG} is missing): run this in your course folder "
-            f"or name it with --course DIR, or start one with `agentlab course init DIR`.")
+            f"or name it with --course DIR, or start one with `agentlab course init {folder}`.")
 
 
 def config_text() -> str:
