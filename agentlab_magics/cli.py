@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from agentlab_magics.checking import TIME_LIMIT
@@ -187,6 +189,16 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
 
 
+@contextmanager
+def _writing(what: str, folder: Path) -> Iterator[None]:
+    """An OSError while writing `what` into `folder` becomes the UsageProblem saying so."""
+    try:
+        yield
+    except OSError as exc:
+        raise UsageProblem(f"cannot write {what} into {folder}: {exc.strerror or exc}"
+                           ) from None
+
+
 def _labs(args: argparse.Namespace) -> int:
     from agentlab_magics.course import labs
 
@@ -262,22 +274,16 @@ def _publish_solution(args: argparse.Namespace) -> int:
     folder = args.to or published_folder()
     if folder is None:
         raise UsageProblem(f"say where to publish: --to DIR, or set ${ENV}")
-    try:
+    with _writing("the solution", folder):
         print(f"published {publish(args.lab, folder)}")
-    except OSError as exc:
-        raise UsageProblem(f"cannot write the solution into {folder}: "
-                           f"{exc.strerror or exc}") from None
     return 0
 
 
 def _self_paced_solutions(args: argparse.Namespace) -> int:
     from agentlab_magics.course.solutions import ENV, publish_self_paced
 
-    try:
+    with _writing("the solutions", args.folder):
         written = publish_self_paced(args.folder)
-    except OSError as exc:
-        raise UsageProblem(f"cannot write the solutions into {args.folder}: "
-                           f"{exc.strerror or exc}") from None
     print(f"wrote {len(written)} files into {args.folder}. A student working alone sets "
           f"{ENV}={args.folder}; `%solution LAB` then shows a lab's solution once its "
           "`%%check` has run.")
@@ -302,11 +308,8 @@ def _hub_demo(args: argparse.Namespace) -> int:
 def _notebooks(args: argparse.Namespace) -> int:
     from agentlab_magics.term import notebooks
 
-    try:
+    with _writing("the notebooks", args.folder):
         written, kept = notebooks.build_student(args.folder)
-    except OSError as exc:
-        raise UsageProblem(f"cannot write the notebooks into {args.folder}: "
-                           f"{exc.strerror or exc}") from None
     for path in written:
         print(f"wrote {path}")
     for path in kept:
@@ -347,11 +350,8 @@ def _course_build(args: argparse.Namespace) -> int:
 def _course_wheel(args: argparse.Namespace) -> int:
     from agentlab_magics.term.student_wheel import build
 
-    try:
+    with _writing("the wheel", args.to):
         built = build(args.to)
-    except OSError as exc:
-        raise UsageProblem(f"cannot write the wheel into {args.to}: {exc.strerror or exc}"
-                           ) from None
     print(f"wrote {built}")
     print(f"Students install it with `pip install {built.name} jupyterlab` (README.md, For "
           "students).")
