@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -101,8 +102,6 @@ def test_jupyter_lab_starts_on_the_notebooks_as_written(student, tmp_path):
 
 
 def test_the_checkout_line_installs_the_checkout(student, tmp_path):
-    import shutil
-
     copy = tmp_path / "checkout"
     shutil.copytree(checkout(), copy, ignore=LEFT_OUT)
     (copy / ".venv").symlink_to(student / ".venv")
