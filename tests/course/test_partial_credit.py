@@ -1,6 +1,7 @@
 """A graded cell earns its passed tests' share of its points, as nbgrader's own
-`determine_grade` reads the outputs the grader gives it (the real round that shows the same
-score in the gradebook, the feedback page and the export is tests/course/test_parallel_autograde.py).
+`determine_grade` reads the outputs the grader gives it. The real round that shows the same
+score in the gradebook, the feedback page, the export and the batch's table is
+tests/course/test_parallel_autograde.py.
 """
 
 from __future__ import annotations
