@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from agentlab_magics.checking import TIME_LIMIT
+from agentlab_magics.problems import Problem, UsageProblem
 
 
 def _seconds(text: str) -> float:
@@ -28,9 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Build an LLM agent loop lesson by lesson, and check it."))
     parser.add_argument("--version", action="version", version=f"agentlab {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.add_parser("demo", help="show four runs of the reference harness and judge them")
-    commands.add_parser("labs", help="list the labs")
+    from agentlab_magics.lab.views import SHAPES
+
+    commands.add_parser(
+        "demo", help="show four runs of the reference harness and judge them",
+        description="Show four runs of the reference harness (a typo, a firehose, a runaway, "
+                    "an outage), each drawn as the shape of its record, then whether each "
+                    f"record could be sent to a provider again. Shapes: {SHAPES}."
+    ).set_defaults(run=_demo)
+    commands.add_parser("labs", help="list the labs").set_defaults(run=_labs)
     check = commands.add_parser("check", help="check a harness file against a lab's tests")
+    check.set_defaults(run=_check)
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
     check.add_argument("--harness", required=True, metavar="FILE", help="the file to check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -40,12 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     notebooks = commands.add_parser(
         "notebooks", help="write the student notebook of every lesson into a folder, to work "
                           "through on your own in Jupyter")
+    notebooks.set_defaults(run=_notebooks)
     notebooks.add_argument("folder", type=Path, metavar="DIR",
                            help="where the notebooks go (made if missing; a notebook already "
                                 "there is kept)")
-    for name, what in (("starter", "the file a lab starts from"),
-                       ("solution", "a lab's solution, once it is published")):
+    for name, what, run in (("starter", "the file a lab starts from", _starter),
+                            ("solution", "a lab's solution, once it is published", _solution)):
         printer = commands.add_parser(name, help=f"print {what}")
+        printer.set_defaults(run=run)
         printer.add_argument("lab")
     _course_parser(commands)
     _hub_parser(commands)
@@ -59,6 +71,7 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
     demo = hub_commands.add_parser(
         "demo", help="as root: make the course's users, lay out nbgrader's exchange and start "
                      "JupyterHub on 127.0.0.1 until Ctrl-C")
+    demo.set_defaults(run=_hub_demo)
     demo.add_argument("--folder", type=Path, default=defaults.FOLDER, metavar="DIR",
                       help=f"the hub's own folder (default: {defaults.FOLDER})")
     demo.add_argument("--port", type=int, default=defaults.PORT,
@@ -69,6 +82,9 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
                       default=list(defaults.STUDENTS), metavar="A,B",
                       help=f"the students' user names (default: {','.join(defaults.STUDENTS)})")
     demo.add_argument("--password", help="everyone's password (default: a new one, printed)")
+    demo.add_argument("--clean", type=Path, metavar="FOLDER",
+                      help="start nothing: remove what a hub demo laid out in FOLDER (the users "
+                           "it made, with their homes and processes, and the folder)")
     demo.add_argument("--instructor-package", type=Path, metavar="DIR",
                       help="the folder holding agentlab_instructor (default: where this "
                            "Python finds it)")
@@ -83,9 +99,11 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     init = course_commands.add_parser(
         "init", help="write a new course folder (nbgrader_config.py and every source "
                      "notebook) from the installed package")
+    init.set_defaults(run=_course_init)
     init.add_argument("folder", type=Path, metavar="DIR", help="the new course folder")
     build = course_commands.add_parser(
         "build", help="write the course's nbgrader source notebooks from the course data")
+    build.set_defaults(run=_course_build)
     build.add_argument("--course", type=Path, default=Path("nbgrader_course"), metavar="DIR",
                        help="the course folder (default: ./nbgrader_course)")
     build.add_argument("--check", action="store_true",
@@ -96,12 +114,20 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     publish = course_commands.add_parser(
         "publish-solution", help="write a lab's reference into the folder of published "
                                  "solutions that students' $AGENTLAB_SOLUTIONS names")
+    publish.set_defaults(run=_publish_solution)
     publish.add_argument("lab", help="a lab id, such as lesson3")
     publish.add_argument("--to", type=Path, metavar="DIR",
                          help="the folder (default: $AGENTLAB_SOLUTIONS)")
+    paced = course_commands.add_parser(
+        "self-paced-solutions", help="write every lab's solution into a folder for students "
+                                     "working alone (their $AGENTLAB_SOLUTIONS): %%solution "
+                                     "shows one once its lab was checked")
+    paced.set_defaults(run=_self_paced_solutions)
+    paced.add_argument("folder", type=Path, metavar="DIR")
     grade = course_commands.add_parser(
         "autograde", help="autograde an assignment's submissions in parallel on Dask and "
                           "merge them into the course's gradebook")
+    grade.set_defaults(run=_course_autograde)
     grade.add_argument("assignment", help="the assignment, as nbgrader names it (lesson3)")
     grade.add_argument("--course", type=Path, default=Path("."), metavar="DIR",
                        help="the course folder, holding nbgrader_config.py (default: .)")
@@ -118,7 +144,14 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                        help="grade even on workers that can make no sandbox (`agentlab course "
                             "sandbox` says 'none'): not for credit, and the summary says so")
     course_commands.add_parser(
-        "sandbox", help="say which grading sandbox this machine gives and what it holds back")
+        "sandbox", help="say which grading sandbox this machine gives and what it holds back"
+    ).set_defaults(run=_sandbox)
+    wheel = course_commands.add_parser(
+        "wheel", help="build the wheel students install (every starter, no solution) from "
+                      "this checkout")
+    wheel.set_defaults(run=_course_wheel)
+    wheel.add_argument("--to", type=Path, default=Path("."), metavar="DIR",
+                       help="where the wheel goes (default: .)")
     report = course_commands.add_parser(
         "report", help="write the class report: an offline HTML page of what the class gets "
                        "wrong, how it answered, where each student stands")
@@ -128,8 +161,10 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                         help="the course folder, holding nbgrader_config.py (default: .)")
     report.add_argument("--out", type=Path, default=Path("class-report"), metavar="DIR",
                         help="where the page goes (default: ./class-report)")
+    report.set_defaults(run=_course_report)
     export = course_commands.add_parser(
         "export", help="write the grades as a CSV file an LMS gradebook imports")
+    export.set_defaults(run=_course_export)
     export.add_argument("--to", required=True, choices=("canvas", "moodle"),
                         help="the LMS whose gradebook import the file is for")
     export.add_argument("file", type=Path, metavar="FILE", help="the CSV file to write")
@@ -138,6 +173,7 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     demo = course_commands.add_parser(
         "demo", help="release, hand in, autograde and give feedback on the whole course "
                      "with simulated students, through nbgrader's command line")
+    demo.set_defaults(run=_course_demo)
     demo.add_argument("--course", type=Path, metavar="DIR",
                       help="the course folder (default: ./nbgrader_course where there is one, "
                            "else a new course written from the installed package)")
@@ -163,58 +199,57 @@ def entry() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; the exit code is 0 on success, 1 on a failed check (or a course demo
-    that nbgrader could not finish), 2 on bad usage."""
+    that nbgrader could not finish), 2 on bad usage or a harness that could not be checked.
+    A command refuses with a Problem, which carries its exit code and says in one sentence
+    what to do."""
     args = build_parser().parse_args(argv)
-    if args.command == "demo":
-        return _demo()
-    if args.command == "hub":
-        return _hub_demo(args)
-    if args.command == "notebooks":
-        return _notebooks(args.folder)
-    if args.command == "course" and args.course_command == "init":
-        return _course_init(args.folder)
-    if args.command == "course" and args.course_command == "build":
-        return _course_build(args)
-    if args.command == "course" and args.course_command == "publish-solution":
-        return _publish_solution(args)
-    if args.command == "course" and args.course_command == "demo":
-        return _course_demo(args)
-    if args.command == "course" and args.course_command == "autograde":
-        return _course_autograde(args)
-    if args.command == "course" and args.course_command == "report":
-        return _course_report(args)
-    if args.command == "course" and args.course_command == "export":
-        return _course_export(args)
-    if args.command == "course" and args.course_command == "sandbox":
-        from agentlab_magics.grading.sandbox import describe, detect, what_it_gives
-
-        print(describe(detect()))
-        print("\nWhat this machine gives the sandbox:")
-        print("\n".join(f"  {line}" for line in what_it_gives()))
-        return 0
-    from agentlab_magics.course import UnknownLab, find_lab, labs
-
     try:
-        if args.command == "labs":
-            for lab in labs().values():
-                print(f"{lab.id:18} {lab.title}  (you write: {', '.join(lab.names)})")
-            return 0
-        lab = find_lab(args.lab)
-    except UnknownLab as exc:
+        return args.run(args)
+    except Problem as exc:
         print(f"agentlab: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "starter":
-        print(lab.starter, end="")
-        return 0
-    if args.command == "solution":
-        return _solution(lab.id)
-    return _check(lab.id, args)
+        return exc.exit_code
 
 
-def _check(lab_id: str, args: argparse.Namespace) -> int:
+@contextmanager
+def _writing(what: str, folder: Path) -> Iterator[None]:
+    """An OSError while writing `what` into `folder` becomes the UsageProblem saying so."""
+    try:
+        yield
+    except OSError as exc:
+        raise UsageProblem(f"cannot write {what} into {folder}: {exc.strerror or exc}"
+                           ) from None
+
+
+def _labs(args: argparse.Namespace) -> int:
+    from agentlab_magics.course import labs
+
+    for lab in labs().values():
+        print(f"{lab.id:18} {lab.title}  (you write: {', '.join(lab.names)})")
+    return 0
+
+
+def _starter(args: argparse.Namespace) -> int:
+    from agentlab_magics.course import find_lab
+
+    print(find_lab(args.lab).starter, end="")
+    return 0
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    from agentlab_magics.grading.sandbox import describe, detect, what_it_gives
+
+    print(describe(detect()))
+    print("\nWhat this machine gives the sandbox:")
+    print("\n".join(f"  {line}" for line in what_it_gives()))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
     from agentlab_magics.checking import run
     from agentlab_magics.checking.text_report import render
+    from agentlab_magics.course import find_lab
 
+    lab = find_lab(args.lab)
     harness = Path(args.harness)
     if not harness.is_file():  # a usage error: the file to check is not there to read
         from agentlab_magics.checking.student import CodeProblem, read_source
@@ -222,102 +257,95 @@ def _check(lab_id: str, args: argparse.Namespace) -> int:
         try:
             read_source(harness)
         except CodeProblem as exc:
-            print(f"agentlab: {exc}", file=sys.stderr)
-            return 2
-    report = run(lab_id, args.harness, timeout=args.timeout)
+            raise UsageProblem(str(exc)) from None
+    report = run(lab.id, args.harness, timeout=args.timeout)
     print(report.model_dump_json(indent=2) if args.json else render(report))
+    if report.problem:  # nothing was checked: the file is to fix first (a syntax error)
+        return 2
     return 0 if report.all_passed else 1
 
 
-def _demo() -> int:
+def _demo(args: argparse.Namespace) -> int:
     from agentlab_magics import demo
 
     demo.run()
     return 0
 
 
-def _solution(lab_id: str) -> int:
+def _solution(args: argparse.Namespace) -> int:
     """The lab's solution, as %solution shows it: the help is recorded in the progress store
     first, so the map says "built with help", as docs/instructors.md promises."""
+    from agentlab_magics.course import find_lab
     from agentlab_magics.notebook import open_solution
     from agentlab_magics.progress.store import ProgressError
 
     try:
-        shown = open_solution(lab_id)
+        shown = open_solution(find_lab(args.lab).id)
     except ProgressError as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
+        raise Problem(str(exc)) from None
     if isinstance(shown, str):
-        print(f"agentlab: {shown}", file=sys.stderr)
-        return 1
+        raise Problem(shown)
     print(shown.code, end="")
     return 0
 
 
 def _publish_solution(args: argparse.Namespace) -> int:
-    from agentlab_magics.course import UnknownLab
-    from agentlab_magics.course.instructor import InstructorPackageMissing
     from agentlab_magics.course.solutions import ENV, publish, published_folder
 
     folder = args.to or published_folder()
     if folder is None:
-        print(f"agentlab: say where to publish: --to DIR, or set ${ENV}", file=sys.stderr)
-        return 2
-    try:
+        raise UsageProblem(f"say where to publish: --to DIR, or set ${ENV}")
+    with _writing("the solution", folder):
         print(f"published {publish(args.lab, folder)}")
-    except UnknownLab as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2
-    except (InstructorPackageMissing, OSError) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
+    return 0
+
+
+def _self_paced_solutions(args: argparse.Namespace) -> int:
+    from agentlab_magics.course.solutions import ENV, publish_self_paced
+
+    with _writing("the solutions", args.folder):
+        written = publish_self_paced(args.folder)
+    print(f"wrote {len(written)} files into {args.folder}. A student working alone sets "
+          f"{ENV}={args.folder}; `%solution LAB` then shows a lab's solution once its "
+          "`%%check` has run.")
     return 0
 
 
 def _hub_demo(args: argparse.Namespace) -> int:
     from agentlab_magics.hub.demo import run
     from agentlab_magics.hub.plan import HubPlan
-    from agentlab_magics.hub.recipe import HubProblem
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed
+    from agentlab_magics.hub.recipe import clean
 
+    if args.clean:
+        for gone in clean(args.clean):
+            print(f"removed {gone}")
+        return 0
     given = {"password": args.password} if args.password else {}
     plan = HubPlan(folder=args.folder, port=args.port, instructor=args.instructor,
                    students=args.students, instructor_package=args.instructor_package, **given)
-    try:
-        return run(plan, sys.stdout)
-    except (HubProblem, NbgraderFailed) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, HubProblem) else 1
+    return run(plan, sys.stdout)
 
 
-def _notebooks(folder: Path) -> int:
+def _notebooks(args: argparse.Namespace) -> int:
     from agentlab_magics.term import notebooks
 
-    try:
-        written = notebooks.build_student(folder)
-    except OSError as exc:
-        print(f"agentlab: cannot write the notebooks into {folder}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
+    with _writing("the notebooks", args.folder):
+        written, kept = notebooks.build_student(args.folder)
     for path in written:
         print(f"wrote {path}")
-    print(f"Next: `jupyter lab {folder}`, open lesson1, and run its cells; each `%%check` cell "
-          "checks your code.")
+    for path in kept:
+        print(f"kept {path}: it was there already, and may hold your work")
+    print(f"Next: `jupyter lab {args.folder}`, open lesson1, and run its cells; each `%%check` "
+          "cell checks your code.")
     return 0
 
 
-def _course_init(folder: Path) -> int:
-    from agentlab_magics.course.instructor import InstructorPackageMissing
-    from agentlab_magics.term.course_folder import CourseFolderProblem, init
+def _course_init(args: argparse.Namespace) -> int:
+    from agentlab_magics.term.course_folder import init
 
-    try:
-        written = init(folder)
-    except (CourseFolderProblem, InstructorPackageMissing) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, CourseFolderProblem) else 1
-    for path in written:
+    for path in init(args.folder):
         print(f"wrote {path}")
-    print(f"Next: `cd {folder} && nbgrader generate_assignment lesson1 && nbgrader "
+    print(f"Next: `cd {args.folder} && nbgrader generate_assignment lesson1 && nbgrader "
           "release_assignment lesson1` (docs/instructors.md has the rest).")
     return 0
 
@@ -325,28 +353,29 @@ def _course_init(folder: Path) -> int:
 def _course_build(args: argparse.Namespace) -> int:
     """The starters first, then the notebooks (a demonstration cell may show a starter)."""
     from agentlab_magics.course import starter_files
-    from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_module
-    from agentlab_magics.term.course_folder import CONFIG
+    from agentlab_magics.course.instructor import instructor_module
+    from agentlab_magics.term import notebooks
+    from agentlab_magics.term.course_folder import require_course
 
     starters = args.starters or starter_files.FOLDER
-    try:
-        instructor_module("lab_files", "`agentlab course build`")
-        if args.check:
-            return _course_check(args.course, starters)
-        if not (args.course / CONFIG).is_file():
-            print(f"agentlab: {args.course} holds no course ({CONFIG} is missing): start one "
-                  f"with `agentlab course init {args.course}`, or name yours with --course.",
-                  file=sys.stderr)
-            return 2
-        written = starter_files.build(starters)
-        from agentlab_magics.term import notebooks
-
-        written += notebooks.build(args.course)
-    except InstructorPackageMissing as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
+    instructor_module("lab_files", "`agentlab course build`")
+    if args.check:
+        return _course_check(args.course, starters)
+    require_course(args.course)
+    written = starter_files.build(starters) + notebooks.build(args.course)
     for path in written:
         print(f"wrote {path}")
+    return 0
+
+
+def _course_wheel(args: argparse.Namespace) -> int:
+    from agentlab_magics.term.student_wheel import build
+
+    with _writing("the wheel", args.to):
+        built = build(args.to)
+    print(f"wrote {built}")
+    print(f"Students install it with `pip install {built.name} jupyterlab` (README.md, For "
+          "students).")
     return 0
 
 
@@ -368,22 +397,16 @@ def _course_check(course: Path, starters: Path) -> int:
 def _course_autograde(args: argparse.Namespace) -> int:
     """0 when every submission was graded (or had not changed), 1 when any failed, 2 on a
     course that cannot be graded, 130 on Ctrl-C (what was merged stays merged)."""
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
+    from agentlab_magics.term.nbgrader_cli import require_nbgrader
+
+    require_nbgrader()
+    from agentlab_magics.grading.batch import BatchStopped, autograde_course
 
     try:
-        require_nbgrader()
-        from agentlab_magics.grading.batch import BatchProblem, BatchStopped, autograde_course
-
         summary = autograde_course(args.course, args.assignment, students=args.students,
                                    workers=args.workers, scheduler=args.scheduler,
                                    force=args.force, progress=sys.stderr,
                                    without_sandbox=args.without_sandbox)
-    except (NbgraderMissing, NbgraderFailed) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
-    except BatchProblem as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2
     except BatchStopped as stopped:
         print(stopped.summary.render())
         print(f"Stopped. What was merged stays merged; run the same command again to grade "
@@ -402,48 +425,26 @@ def _demo_report(course: Path, out: Path) -> Path:
 
 
 def _course_report(args: argparse.Namespace) -> int:
-    from agentlab_magics.term.class_report import ReportProblem
-    from agentlab_magics.term.course_folder import CourseFolderProblem
+    from agentlab_magics.term.class_page import write_class_page
+    from agentlab_magics.term.nbgrader_cli import require_nbgrader
 
-    def report() -> str:
-        from agentlab_magics.term.class_page import write_class_page
-
-        page = write_class_page(args.course, args.out, args.assignments)
-        return f"The class report is in {page}: open it in a browser (it needs no network)."
-
-    return _with_nbgrader(report, (ReportProblem, CourseFolderProblem))
+    require_nbgrader()
+    page = write_class_page(args.course, args.out, args.assignments)
+    print(f"The class report is in {page}: open it in a browser (it needs no network).")
+    return 0
 
 
 def _course_export(args: argparse.Namespace) -> int:
     """`nbgrader export` with the LMS's exporter, run in the course folder."""
-    from agentlab_magics.term.course_folder import CourseFolderProblem, require_course
+    from agentlab_magics.term.course_folder import require_course
+    from agentlab_magics.term.lms_export import EXPORTERS
+    from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
 
-    def export() -> str:
-        from agentlab_magics.term.lms_export import EXPORTERS
-        from agentlab_magics.term.nbgrader_cli import Nbgrader
-
-        require_course(args.course)
-        Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}",
-                       f"--to={args.file.resolve()}", cwd=args.course)
-        return f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}."
-
-    return _with_nbgrader(export, (CourseFolderProblem,))
-
-
-def _with_nbgrader(command: Callable[[], str], problems: tuple[type[Exception], ...]) -> int:
-    """Run `command`, which needs nbgrader, and print the line it returns: 0; 1 when nbgrader
-    is missing or fails; 2 on one of `problems` (a course that cannot be used as asked)."""
-    from agentlab_magics.term.nbgrader_cli import NbgraderFailed, NbgraderMissing, require_nbgrader
-
-    try:
-        require_nbgrader()
-        print(command())
-    except (NbgraderMissing, NbgraderFailed) as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
-    except problems as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 2
+    require_nbgrader()
+    require_course(args.course)
+    Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}", f"--to={args.file.resolve()}",
+                   cwd=args.course)
+    print(f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}.")
     return 0
 
 
@@ -451,34 +452,18 @@ def _course_demo(args: argparse.Namespace) -> int:
     import contextlib
     import tempfile
 
-    from agentlab_magics.term.nbgrader_cli import (
-        NbgraderFailed,
-        NbgraderMissing,
-        require_nbgrader,
-    )
+    from agentlab_magics.term.course_folder import course_or_new
+    from agentlab_magics.term.demo_course import run_demo
+    from agentlab_magics.term.nbgrader_cli import require_nbgrader
+    from agentlab_magics.term.students import HANDS_IN
 
-    try:
-        require_nbgrader()
-    except NbgraderMissing as exc:
-        print(f"agentlab: {exc}", file=sys.stderr)
-        return 1
-    from agentlab_magics.course.instructor import InstructorPackageMissing
-    from agentlab_magics.term.course_folder import CourseFolderProblem, course_or_new
-    from agentlab_magics.term.demo_course import CourseProblem, run_demo
-
+    require_nbgrader()
     kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(
         prefix="agentlab-course-")
     with kept as folder, tempfile.TemporaryDirectory(prefix="agentlab-course-new-") as new:
-        try:
-            course = course_or_new(args.course, Path(new) / "course")
-            run = run_demo(course, Path(folder), args.students)
-            report = _demo_report(Path(folder) / "course", args.report)
-        except (CourseProblem, CourseFolderProblem, InstructorPackageMissing,
-                NbgraderFailed) as exc:
-            print(f"agentlab: {exc}", file=sys.stderr)
-            return 2 if isinstance(exc, (CourseProblem, CourseFolderProblem)) else 1
-    from agentlab_magics.term.students import HANDS_IN
-
+        course = course_or_new(args.course, Path(new) / "course")
+        run = run_demo(course, Path(folder), args.students)
+        report = _demo_report(Path(folder) / "course", args.report)
     print(run.table.render())
     print("\nWho handed in what:")
     for student in run.table.students:
@@ -497,6 +482,9 @@ def _course_demo(args: argparse.Namespace) -> int:
     if args.keep:
         print(f"Everything is kept in {args.keep}: the feedback pages are in "
               f"{args.keep / 'course' / 'feedback'}, each command's log in {args.keep / 'logs'}.")
+    else:
+        print(f"The demo's folder ({folder}) is gone; run it with --keep DIR to keep the "
+              "course, the feedback pages and the logs.")
     return 0
 
 

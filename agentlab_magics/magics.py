@@ -163,8 +163,13 @@ class AgentLabMagics(Magics):
         from IPython.display import Pretty
 
         from agentlab_magics import notebook
-        from agentlab_magics.course import UnknownLab
+        from agentlab_magics.course import UnknownLab, find_lab
 
+        try:  # before anything is shown: an unknown lab leaves no empty output behind
+            find_lab(args.lab)
+        except UnknownLab as exc:
+            self._say(str(exc))
+            return
         store = self._store()
         live = None if args.quiet else display(display_id=True)
         try:
@@ -175,9 +180,6 @@ class AgentLabMagics(Magics):
             else:
                 report = notebook.check_cell(args.lab, cell, self._namespace(),
                                              timeout=args.timeout, store=store, on_outcome=marks)
-        except UnknownLab as exc:
-            self._say(str(exc))
-            return
         finally:
             self._notice(store)
         if live is None:

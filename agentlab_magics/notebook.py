@@ -155,17 +155,23 @@ class Solution:
 
 def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution | str:
     """What %solution shows: the lab's solution where it may be seen (course/solutions.py),
-    and the map says "built with help" from then on; else the sentence saying why not.
+    from self-paced solutions once the lab was checked, and the map says "built with help"
+    from then on; else the sentence saying why not.
     The help is recorded before the solution is returned: ProgressError (and no solution)
     if it cannot be."""
-    from agentlab_magics.course.solutions import NotPublished, solution
+    from agentlab_magics.course.solutions import NotPublished, self_paced, solution
 
     lab = find_lab(lab_id)
+    store = store or ProgressStore()
     try:
         shown = solution(lab.id)
     except NotPublished as exc:
         return str(exc)
-    (store or ProgressStore()).solution_opened(lab.id)
+    if self_paced() and not store.lab(lab.id).checked:
+        return (f"Try {lab.id} first: run its `%%check {lab.id}` cell once, then "
+                f"`%solution {lab.id}` shows its solution (and the map says \"built with "
+                "help\").")
+    store.solution_opened(lab.id)
     return Solution(lab.id, lab.title, shown)
 
 

@@ -33,7 +33,8 @@ record = [lab.user("Read a.py and b.py."), lab.fail("503 overloaded"), lab.user(
 LOAD, REFERENCE_CHECK, BROKEN_CHECK, TRANSCRIPT, QUESTION = range(5)
 
 REFERENCE_SUMMARY = "05 Failures and limits: 40 of 40 tests passed"
-BROKEN_SUMMARY = "05 Failures and limits: 37 of 40 tests passed"
+BROKEN_SUMMARY = ("05 Failures and limits: 7 of its 10 own tests passed; 30 of 30 from earlier "
+                  "lessons still hold")
 PASSING = ("max_turns=None means no limit: twelve requests in a row are served, "
            "and a limit of 20 changes nothing.")
 FAILING = ("max_turns=3 allows exactly three model calls in every run, "

@@ -18,3 +18,13 @@ def test_an_unknown_command_is_a_usage_error():
     done = subprocess.run([sys.executable, "-m", "agentlab_magics", "nonsense"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+def test_demo_help_says_what_it_shows_and_what_each_shape_means():
+    done = subprocess.run([sys.executable, "-m", "agentlab_magics", "demo", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0 and "Show four runs of the reference harness" in said
+    for token in ("U a user message", "A[c1,c2] a reply calling tools c1 and c2",
+                  "A(error) a failed reply", "R(c1) the result for call c1"):
+        assert token in said

@@ -80,6 +80,15 @@ class CheckReport(BaseModel):
         return self.problem is None and self.total > 0 and self.passed == self.total
 
     def summary(self) -> str:
+        """The report in a line. Where a test failed and earlier lessons' tests ran too (those
+        that still hold), the lab's own tests are counted apart from them, so a starter whose
+        own tests all fail never reads as half done."""
         if self.problem:
             return f"{self.title}: not checked. {self.problem}"
-        return f"{self.title}: {self.passed} of {self.total} tests passed"
+        own = [outcome for outcome in self.outcomes if not outcome.group]
+        if self.all_passed or len(own) == self.total:
+            return f"{self.title}: {self.passed} of {self.total} tests passed"
+        passed = sum(outcome.passed for outcome in own)
+        return (f"{self.title}: {passed} of its {len(own)} own tests passed; "
+                f"{self.passed - passed} of {self.total - len(own)} from earlier lessons "
+                "still hold")

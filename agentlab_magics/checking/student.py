@@ -102,8 +102,11 @@ def read_source(path: str | Path, name: str = "harness") -> str:
     path = Path(path)
     if path.is_dir():
         raise CodeProblem(f"{path} is a folder. Give the path of your {name}.py inside it.")
-    if not path.is_file():
+    if not path.exists():
         raise CodeProblem(f"There is no file {path}. Give the path of your {name}.py.")
+    if not path.is_file():
+        raise CodeProblem(f"{path} is not a file to read (a pipe, a device or a socket). Give "
+                          f"the path of your {name}.py.")
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -1,8 +1,10 @@
 """The course's assignments as data: what each notebook says, shows, asks and grades.
 
 An assignment is one nbgrader notebook. Its labs are the cells the student writes; each lab's
-tests are split into groups, one graded cell per group, worth a point per test. A group is
-named by a pattern over test names, and every test of a lab falls in exactly one group.
+tests are split into groups, one graded cell per group, worth its group's `per_test` points
+(one by default) for each test, visible and held back, and scored by the share of them that
+pass. A group is named by a pattern over test names, and every test of a lab falls in exactly
+one group.
 The tests of earlier labs that a lab's `%%check` also runs ("still holds") are in no group:
 they tell the student what broke, and a grade counts each test once, in its own lab.
 """
@@ -12,17 +14,19 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PositiveInt
 
 from agentlab_magics.checking import runner
 from agentlab_magics.course.catalog import find_lab
 
 
 class Group(BaseModel):
-    """The tests of one graded cell: those whose names match `match` (a regular expression)."""
+    """The tests of one graded cell: those whose names match `match` (a regular expression),
+    each worth `per_test` points."""
 
     id: str
     match: str
+    per_test: PositiveInt = 1
 
 
 class Part(BaseModel):
@@ -80,8 +84,9 @@ def group_tests(lab_id: str, group_id: str, *, held_back: bool = False) -> list[
 
 
 def points(lab_id: str, group_id: str) -> int:
-    """A group is worth a point per test, visible and held back."""
-    return sum(len(group_tests(lab_id, group_id, held_back=hidden)) for hidden in (False, True))
+    """A group is worth its `per_test` points for each of its tests, visible and held back."""
+    return group_of(lab_id, group_id).per_test * sum(
+        len(group_tests(lab_id, group_id, held_back=hidden)) for hidden in (False, True))
 
 
 # The patterns of lessons 3, 4 and 5, which checkpoint A's rebuild is graded by again.

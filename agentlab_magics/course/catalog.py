@@ -23,9 +23,10 @@ from functools import cache
 
 from agentlab_magics.course.instructor import instructor_files
 from agentlab_magics.course.starter_files import read_starter
+from agentlab_magics.problems import UsageProblem
 
 
-class UnknownLab(LookupError):
+class UnknownLab(LookupError, UsageProblem):
     """No lab has that id; the message lists the ones there are."""
 
 

@@ -17,13 +17,15 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from agentlab_magics.problems import Problem
+
 if TYPE_CHECKING:
     from agentlab_instructor.lab_files import LabFiles
 
 ENTRY_POINTS = "agentlab_magics.instructor"
 
 
-class InstructorPackageMissing(ImportError):
+class InstructorPackageMissing(ImportError, Problem):
     """What was asked for needs the instructor package, which is not installed here."""
 
 

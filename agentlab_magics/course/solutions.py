@@ -6,8 +6,13 @@ published it. The places, in order:
    admin sets it for students; `agentlab course publish-solution LAB` writes into it). When it
    is set, that folder is the only place looked in, even where the instructor package
    happens to be importable.
-2. Otherwise (self-paced use) the reference from the instructor package, when it is installed.
-3. Otherwise NotPublished, whose message is the one sentence to show the student.
+2. Otherwise the reference from the instructor package, when it is installed.
+3. Otherwise NotPublished, whose message is the one sentence to show the student: with no
+   folder named there is no instructor to wait for, so it says how to get the course's
+   self-paced solutions instead.
+A folder of self-paced solutions (`agentlab course self-paced-solutions DIR`) holds every
+lab's and the file SELF_PACED: a student working alone chooses to see one after trying its
+lab (notebook.open_solution keeps to that), and the map then says "built with help".
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_files
 
 ENV = "AGENTLAB_SOLUTIONS"
+SELF_PACED = "self-paced"  # in a folder of solutions: every lab's, for students working alone
 
 
 class NotPublished(LookupError):
@@ -42,7 +48,17 @@ def solution(lab_id: str) -> str:
     try:
         return instructor_files(lab.id, f"The solution to {lab.id}").reference
     except InstructorPackageMissing:
-        raise NotPublished(_not_yet(lab.id)) from None
+        raise NotPublished(
+            f"There is no solution to {lab.id} here. Working on your own, set ${ENV} to the "
+            "folder of the course's self-paced solutions (`agentlab course "
+            "self-paced-solutions DIR` writes it in a checkout of the course), then ask "
+            "again.") from None
+
+
+def self_paced() -> bool:
+    """Whether the folder `$AGENTLAB_SOLUTIONS` names holds the self-paced solutions."""
+    folder = published_folder()
+    return folder is not None and (folder / SELF_PACED).is_file()
 
 
 def publish(lab_id: str, folder: Path) -> Path:
@@ -53,6 +69,19 @@ def publish(lab_id: str, folder: Path) -> Path:
     target = write_text_atomically(folder / f"{lab.id}.py", reference)
     target.chmod(0o644)  # published: readable by every student, whatever the umask
     return target
+
+
+def publish_self_paced(folder: Path) -> list[Path]:
+    """Write every lab's reference into `folder`, marked for students working alone; returns
+    the files. Needs the instructor package."""
+    from agentlab_magics.course.catalog import labs
+
+    written = [publish(lab_id, folder) for lab_id in labs()]
+    marker = write_text_atomically(folder / SELF_PACED, (
+        "Every lab's solution, for students working alone: set AGENTLAB_SOLUTIONS to this "
+        "folder; %solution LAB shows one once you have run the lab's %%check.\n"))
+    marker.chmod(0o644)
+    return [*written, marker]
 
 
 def _published(lab_id: str, folder: Path) -> str:

@@ -15,8 +15,8 @@
    of its own that loads only the lab cell's source; it needs nothing the kernel does, so it
    runs while the kernel does;
 4. puts the sources back and replaces each graded cell's outputs with that report: static
-   HTML and text, and an error output when any test failed, which is how nbgrader takes the
-   cell's points away. Nothing the other cells did, or printed, can change a score.
+   HTML and text, then what nbgrader scores the cell by (`report_outputs`): its passed tests'
+   share of the cell's points. Nothing the other cells did, or printed, can change a score.
 """
 
 from __future__ import annotations
@@ -262,7 +262,8 @@ class ScoredOutside(Execute):
         reports = iter(reports)
         for cell, calls in graded:
             mine = [next(reports) if call.lab in answers else _missing(call) for call in calls]
-            cell.outputs = report_outputs(mine)
+            cell.outputs = report_outputs(mine, float(cell.metadata.nbgrader.get("points", 0)),
+                                          sum(len(_tests_of(call)) for call in calls))
         started = self._phases.get("kernel start", ran - self._began)
         timings.append({"kernel start": started, "cells": ran - self._began - started,
                         "scoring": scoring, "scoring wait": time.monotonic() - ran})
@@ -399,9 +400,12 @@ def _private(report: CheckReport, call: GradeCall) -> CheckReport:
     return report
 
 
-def report_outputs(reports: list[CheckReport]) -> list:
-    """A graded cell's outputs: each report drawn statically, then one error output naming
-    every failed test when any failed (nbgrader then gives the cell no points)."""
+def report_outputs(reports: list[CheckReport], points: float, tests: int) -> list:
+    """A graded cell's outputs: each report drawn statically, then what nbgrader's
+    `determine_grade` scores the cell by, so that it earns `points` times the share of its
+    `tests` that passed: nothing more when all passed (full points), an error output naming
+    every failed test when none did (no points), and otherwise the cell's value: that share of
+    its points as a number (nbgrader's partial credit), drawn as a sentence saying so."""
     from agentlab_magics.widgets import ReportView
 
     outputs, failed = [], []
@@ -412,7 +416,16 @@ def report_outputs(reports: list[CheckReport]) -> list:
         if not report.all_passed:
             failed.append(report.summary())
             failed += [f"{o.mark} {o.sentence}" for o in report.outcomes if not o.passed]
-    if failed:
+    passed = sum(report.passed for report in reports)
+    if not failed:
+        return outputs
+    if not passed:
         outputs.append(new_output("error", ename="AssertionError", evalue="\n".join(failed),
                                   traceback=["AssertionError: " + "\n".join(failed)]))
+        return outputs
+    score = round(points * passed / tests, 2)
+    outputs.append(new_output("execute_result", execution_count=None, data={
+        "text/plain": f"{score:g}",
+        "text/html": f"<p>{score:g} of {points:g} points: {passed} of this cell's {tests} tests "
+                     "passed.</p>"}))
     return outputs

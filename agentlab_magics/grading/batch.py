@@ -27,7 +27,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -39,14 +38,16 @@ from agentlab_magics.grading.gradebook_copy import Scores, read_shape, read_stud
 from agentlab_magics.grading.gradebook_writer import GradebookWriter
 from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
-from agentlab_magics.term.nbgrader_cli import Nbgrader
+from agentlab_magics.problems import UsageProblem
+from agentlab_magics.term.course_folder import require_course
+from agentlab_magics.term.nbgrader_cli import Nbgrader, tools_on_path
 from agentlab_magics.term.progress_bar import ProgressBar
 
 SUBMISSION_LIMIT = 100 << 20  # bytes of one submitted folder that the grader will read
 STATE = Path(".agentlab") / "autograde"
 
 
-class BatchProblem(Exception):
+class BatchProblem(UsageProblem):
     """The batch cannot start; the message says what to do."""
 
 
@@ -62,19 +63,18 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     began = time.time()
     records: dict[str, Record] = {}
     stopped = False
-    with ThreadPoolExecutor(1) as pool:
-        # Reading nbgrader's configuration takes a subprocess a second or two: the cluster
-        # starts meanwhile.
-        configuration = pool.submit((nbgrader or Nbgrader()).configuration, course)
-        with _client(workers, scheduler) as client:
-            where = _Course(configuration.result())
-            kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
-            todo = _todo(where, kit, students, force, records)
-            try:
-                if todo:
+    require_course(course)
+    with tools_on_path():
+        # What cannot be graded is refused (BatchProblem) before any cluster starts.
+        where = _Course((nbgrader or Nbgrader()).configuration(course))
+        kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
+        todo = _todo(where, kit, students, force, records)
+        if todo:
+            with _client(workers, scheduler) as client:
+                try:
                     _run(where, kit, todo, client, progress, records)
-            except KeyboardInterrupt:
-                stopped = True
+                except KeyboardInterrupt:
+                    stopped = True
     cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
     summary = BatchSummary(assignment=assignment, cluster=cluster,
                            began=began, seconds=time.time() - began,
@@ -285,12 +285,22 @@ class _Course:
         """What every task of `assignment` needs; BatchProblem if the gradebook lacks it."""
         from nbgrader.api import MissingEntry
 
+        source = Path(self.dirs.format_path(self.dirs.source_directory, ".", assignment))
+        if not source.is_dir():
+            known = sorted(p.name for p in source.parent.iterdir() if p.is_dir()) \
+                if source.parent.is_dir() else []
+            raise BatchProblem(f"The course in {self.root} has no assignment {assignment!r} "
+                               f"(no folder {source.relative_to(self.root)}); its assignments "
+                               f"are: {', '.join(known) or 'none yet'}.")
+        database = self.db_url.removeprefix("sqlite:///")
+        if database != self.db_url and not Path(database).is_file():
+            raise BatchProblem(f"The course has no gradebook yet ({database}): run `nbgrader "
+                               f"generate_assignment {assignment}` first.")
         try:
             shape = read_shape(self.db_url, self.course_id, assignment)
         except MissingEntry:
             raise BatchProblem(f"The gradebook has no assignment {assignment!r}: run `nbgrader "
                                f"generate_assignment {assignment}` first.") from None
-        source = Path(self.dirs.format_path(self.dirs.source_directory, ".", assignment))
         files = {str(p.relative_to(source)): p.read_bytes() for p in sorted(source.rglob("*"))
                  if p.is_file() and p.suffix != ".ipynb"
                  and not any(part in {".ipynb_checkpoints", "__pycache__"} for part in p.parts)}
@@ -314,6 +324,10 @@ class _Course:
             f"*/{pattern.name}")) if path.is_dir() or path.is_symlink()}
         excluded = set(filter(None, self.dirs.student_id_exclude.split(",")))
         found = {s: p for s, p in found.items() if s not in excluded}
+        if not found:
+            raise BatchProblem(f"Nobody has handed in {assignment}: there is no submission in "
+                               f"{pattern.parent.parent}. Run `nbgrader collect {assignment}` "
+                               "first.")
         if students is None:
             return found
         missing = [s for s in students if s not in found]

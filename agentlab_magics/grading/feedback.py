@@ -2,9 +2,9 @@
 
 An autograder cell fails by raising AssertionError with one sentence per failed test. IPython's
 traceback around it quotes the cell's lines, hidden tests included, so on the feedback page
-each error of a graded cell keeps only "AssertionError: <the sentences>". (nbgrader's
-ClearHiddenTests, run before this in GenerateFeedback, takes the hidden tests out of the
-cell's source; see nbgrader_course/nbgrader_config.py.)
+each error of a graded cell keeps only "AssertionError: <the sentences>". (ClearHiddenTests,
+nbgrader's own without its warning, runs before this in GenerateFeedback and takes the hidden
+tests out of the cell's source; see nbgrader_course/nbgrader_config.py.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from nbgrader.preprocessors import ClearHiddenTests as NbgraderClearHiddenTests
+from traitlets import Bool, List, Unicode
 
 
 class HideTestCode(Preprocessor):
@@ -26,3 +27,11 @@ class HideTestCode(Preprocessor):
                 if output.output_type == "error":
                     output.traceback = [f"{output.ename}: {output.evalue}"]
         return cell, resources
+
+
+class ClearHiddenTests(NbgraderClearHiddenTests):
+    """nbgrader's ClearHiddenTests, taking the `display_data_priority` that nbconvert's HTML
+    exporter sets for every preprocessor: nbgrader's base class declares it not configurable,
+    so `generate_feedback` would warn of it on every run."""
+
+    display_data_priority = List(Unicode()).tag(config=True)

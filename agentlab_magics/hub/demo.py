@@ -1,5 +1,5 @@
 """`agentlab hub demo`: lay the hub out, run JupyterHub on 127.0.0.1 until Ctrl-C, then stop it
-and every server it started."""
+and every server it started. Where to log in is said only once the hub answers there."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import TextIO
 
@@ -33,7 +34,9 @@ def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     plan = plan.model_copy(update={"hub_port": plan.hub_port or _free_port(),
                                    "proxy_api_port": plan.proxy_api_port or _free_port()})
     plan = prepare(plan)
-    environment = {"PATH": f"{plan.prefix / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+    # the proxy's folder too: an npm install's `node` is beside it
+    proxy_folder = f"{plan.proxy.parent}:" if plan.proxy is not None else ""
+    environment = {"PATH": f"{plan.prefix / 'bin'}:{proxy_folder}/usr/local/bin:/usr/bin:/bin",
                    "LANG": os.environ.get("LANG", "C.UTF-8"),
                    "AGENTLAB_HUB_PLAN": str(plan.state / PLAN)}
     with open(plan.state / HUB_LOG, "ab") as log:  # the hub keeps its own copy of the file
@@ -57,6 +60,28 @@ def stop(hub: subprocess.Popen) -> None:
 def run(plan: HubPlan, out: TextIO) -> int:
     """Run the hub until Ctrl-C (0) or until JupyterHub exits by itself (its exit code)."""
     plan, hub = start(plan)
+    # Ctrl-C, and `kill`, stop the hub, even where a shell started this with Ctrl-C ignored.
+    previous = {number: signal.signal(number, _interrupt)
+                for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if _answers(plan, hub):
+            _say_where(plan, out)
+            while hub.poll() is None:
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        stop(hub)
+        out.write("The hub stopped, and every server it started with it. `agentlab hub demo "
+                  f"--clean {plan.folder}` removes its users and folder.\n")
+        return 0
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    out.write(f"JupyterHub exited with {hub.returncode}; its log says why: "
+              f"{plan.state / HUB_LOG}\n")
+    return hub.returncode or 1
+
+
+def _say_where(plan: HubPlan, out: TextIO) -> None:
     if plan.instructor_package is not None and plan.instructor_package.is_relative_to(
             plan.prefix.resolve()):
         out.write(f"Warning: the instructor package is installed in the environment every user "
@@ -68,22 +93,18 @@ def run(plan: HubPlan, out: TextIO) -> int:
               f"(students), password {plan.password}\n"
               f"JupyterHub's log: {plan.state / HUB_LOG}. Ctrl-C stops it.\n")
     out.flush()
-    # Ctrl-C, and `kill`, stop the hub, even where a shell started this with Ctrl-C ignored.
-    previous = {number: signal.signal(number, _interrupt)
-                for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while hub.poll() is None:
-            time.sleep(0.5)
-    except KeyboardInterrupt:
-        stop(hub)
-        out.write("The hub stopped, and every server it started with it.\n")
-        return 0
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-    out.write(f"JupyterHub exited with {hub.returncode}; its log says why: "
-              f"{plan.state / HUB_LOG}\n")
-    return hub.returncode or 1
+
+
+def _answers(plan: HubPlan, hub: subprocess.Popen) -> bool:
+    """Wait until the hub answers where people log in (True), or exits first (False)."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while hub.poll() is None:
+        try:
+            with direct.open(f"http://127.0.0.1:{plan.port}/hub/api", timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.3)
+    return False
 
 
 def _interrupt(number: int, frame) -> None:

@@ -27,6 +27,8 @@ class HubPlan(BaseModel):
     password: str = Field(default_factory=lambda: secrets.token_urlsafe(9))
     instructor_package: Path | None = None  # the folder holding agentlab_instructor
     prefix: Path = Path(sys.prefix)  # the environment every user's server runs from
+    proxy: Path | None = None  # configurable-http-proxy, as the pre-start check found it
+    made_users: list[str] = []  # the users this hub made (and `--clean` removes)
 
     @property
     def users(self) -> list[str]:

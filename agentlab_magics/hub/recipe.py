@@ -11,6 +11,9 @@ starts. Every step is one an administrator does by hand on a real hub (docs/inst
   nbgrader configuration (so the formgrader grades through the isolated grader) with the
   instructor's home hidden from submissions too; for all, no news and no update checks;
 - the instructor's course, written from the installed package (`agentlab course init`).
+
+`clean` undoes it: the users the hub made (with their homes and whatever they still run) and
+the hub's folder, as its plan recorded them.
 """
 
 from __future__ import annotations
@@ -27,17 +30,19 @@ from pathlib import Path
 from agentlab_magics.grading.limits import SYSTEM_PATH, closed_ancestor
 from agentlab_magics.grading.sandbox import own_tree
 from agentlab_magics.hub.plan import PLAN, HubPlan
+from agentlab_magics.problems import UsageProblem
 
 PROXY = "configurable-http-proxy"
-INSTALL_HUB = "pip install 'agentlab_magics[hub]'"
+# install lines that work as written, in a checkout of the course's repository
+INSTALL_HUB = "pip install '.[hub]' in a checkout of the course's repository"
 SHARED_ENV = "/usr/bin/python3 -m venv /opt/agentlab-hub && /opt/agentlab-hub/bin/pip install " \
-             "'agentlab_magics[hub]'"
+             "'.[hub]'"
 # The lab extensions a student does not get: the instructor's half of nbgrader.
 STUDENT_HIDDEN = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                   "@jupyter/nbgrader:course-list"]
 
 
-class HubProblem(Exception):
+class HubProblem(UsageProblem):
     """The hub cannot start here; the message says what to do."""
 
 
@@ -56,7 +61,8 @@ def problems(plan: HubPlan) -> list[str]:
         python = os.path.realpath(sys.executable)
         found.append(f"The hub's users could not run this Python ({python}"
                      f": {closed} is closed to other users). Install the hub in an environment "
-                     f"every user can run, e.g. `{SHARED_ENV}`, and run that environment's "
+                     f"every user can run, e.g. `{SHARED_ENV}` in a checkout of the course's "
+                     "repository, and run that environment's "
                      "agentlab.")
     if _instructor_package(plan) is None:
         found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
@@ -72,13 +78,15 @@ def prepare(plan: HubPlan) -> HubPlan:
         raise HubProblem(" ".join(broken))
     package = _instructor_package(plan)
     assert package is not None, "problems() says when the instructor package is missing"
-    plan = plan.model_copy(update={"instructor_package": package})
+    proxy = Path(os.path.abspath(shutil.which(PROXY) or PROXY))  # problems() found it
+    plan = plan.model_copy(update={"instructor_package": package, "proxy": proxy})
     plan.folder.mkdir(parents=True, exist_ok=True)
     os.chmod(plan.folder, 0o755)
     plan.state.mkdir(exist_ok=True)
     os.chmod(plan.state, 0o700)  # the hub's database holds its servers' OAuth secrets
-    for user in plan.users:
-        _user(user)
+    plan.made_users = [user for user in plan.users if _user(user)]
+    # written now, so that `clean` finds the users even if a later step fails
+    (plan.state / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
     plan.exchange.mkdir(exist_ok=True)
     os.chmod(plan.exchange, 0o1777)
     _copy_instructor_package(plan, package)
@@ -101,14 +109,41 @@ def _instructor_package(plan: HubPlan) -> Path | None:
     return Path(package.__file__).resolve().parents[1]
 
 
-def _user(name: str) -> None:
-    """The Unix user `name` with a home of its own that no one else may enter."""
+def _user(name: str) -> bool:
+    """The Unix user `name` with a home of its own that no one else may enter; whether it was
+    made now."""
     try:
         pwd.getpwnam(name)
+        made = False
     except KeyError:
         subprocess.run([_tool("useradd"), "--create-home", "--user-group", "--shell",
                         "/bin/bash", name], check=True, capture_output=True)
+        made = True
     os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
+    return made
+
+
+def clean(folder: Path) -> list[str]:
+    """Remove what the hub laid out in `folder` made: the users it made (their processes
+    stopped first, their homes and groups removed) and the folder; returns what went, one
+    line each. HubProblem where `folder` holds no hub's plan or this is not root."""
+    plan_file = folder / "state" / PLAN
+    if not plan_file.is_file():
+        raise HubProblem(f"{folder} holds no hub that `agentlab hub demo` made ({plan_file} is "
+                         "missing); name the folder you gave it with --folder.")
+    if os.geteuid() != 0:
+        raise HubProblem("Removing the hub's Unix users needs root: sudo agentlab hub demo "
+                         f"--clean {folder}.")
+    plan = HubPlan.model_validate_json(plan_file.read_text(encoding="utf-8"))
+    gone = []
+    for user in plan.made_users:
+        # the hub's own users: nothing of anyone else's runs as them
+        subprocess.run([_tool("pkill"), "-KILL", "-u", user], capture_output=True)
+        subprocess.run([_tool("userdel"), "--remove", user], capture_output=True)
+        subprocess.run([_tool("groupdel"), user], capture_output=True)
+        gone.append(f"user {user} and its home")
+    shutil.rmtree(folder)
+    return [*gone, f"the folder {folder}"]
 
 
 def _copy_instructor_package(plan: HubPlan, package: Path) -> None:

@@ -10,10 +10,12 @@ import json
 from typing import Any
 
 LONG = 120  # strings longer than this are shortened by `show`
+SHAPES = ("U a user message, A an assistant reply, A[c1,c2] a reply calling tools c1 and c2, "
+          "A(error) a failed reply, R(c1) the result for call c1, ? what is not a message")
 
 
 def shape(messages: list) -> str:
-    """One token per message: U, A, A[c1,c2], A(error), R(c1); joined by spaces."""
+    """One token per message (SHAPES says what each means), joined by spaces."""
     return " ".join(_token(message) for message in messages)
 
 

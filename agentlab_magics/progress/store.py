@@ -65,6 +65,7 @@ class LabProgress(BaseModel):
 
     questions: dict[str, Commitment] = Field(default_factory=dict)
     tests_passed: list[str] = Field(default_factory=list)
+    checked: bool = False                 # some check ran, whatever it found
     passed: bool = False                  # some check passed every test
     passed_at: str | None = None          # when a check first did
     passed_unaided: bool = False          # some such check came before the solution was opened
@@ -101,6 +102,7 @@ class LabProgress(BaseModel):
         questions = {**other.questions, **self.questions}
         return LabProgress(questions=questions,
                            tests_passed=sorted(set(self.tests_passed) | set(other.tests_passed)),
+                           checked=self.checked or other.checked,
                            passed=self.passed or other.passed,
                            passed_at=_earliest(self.passed_at, other.passed_at),
                            passed_unaided=self.passed_unaided or other.passed_unaided,
@@ -209,6 +211,7 @@ class ProgressStore:
         def change(data: Progress) -> None:
             record = data.labs.setdefault(lab_id, LabProgress())
             record.tests_passed = sorted(set(record.tests_passed) | set(passed_tests))
+            record.checked = True
             if all_passed:
                 record.passed = True
                 record.passed_at = record.passed_at or _now()

@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentlab_magics.problems import UsageProblem
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
 from agentlab_magics.term.course_folder import in_course_order, require_course
 from agentlab_magics.term.hand_ins import HandIn, hand_ins
@@ -40,7 +41,7 @@ TIMING = [("2+ days early", 2, float("inf")), ("1-2 days early", 1, 2),
           ("1-2 days late", -2, -1), ("2+ days late", float("-inf"), -2)]
 
 
-class ReportProblem(Exception):
+class ReportProblem(UsageProblem):
     """The course cannot be reported on; the message says what to do."""
 
 

@@ -9,11 +9,25 @@ import importlib.resources
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentlab_magics.problems import UsageProblem
+
 CONFIG = "nbgrader_config.py"
 
 
-class CourseFolderProblem(Exception):
+class CourseFolderProblem(UsageProblem):
     """The course folder cannot be written where asked; the message says what to do."""
+
+
+def require_course(folder: Path) -> None:
+    """CourseFolderProblem, saying what to do, unless `folder` holds a course (its CONFIG)."""
+    if not folder.is_dir():
+        raise CourseFolderProblem(
+            f"There is no folder {folder}: name your course folder (the one holding {CONFIG}) "
+            f"with --course DIR, or start one with `agentlab course init {folder}`.")
+    if not (folder / CONFIG).is_file():
+        raise CourseFolderProblem(
+            f"{folder} holds no course ({CONFIG} is missing): run this in your course folder "
+            f"or name it with --course DIR, or start one with `agentlab course init {folder}`.")
 
 
 def config_text() -> str:
@@ -37,13 +51,6 @@ def init(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / CONFIG).write_text(config_text(), encoding="utf-8")
     return [folder / CONFIG, *notebooks.build(folder)]
-
-
-def require_course(course: Path) -> None:
-    """CourseFolderProblem unless `course` holds an nbgrader configuration."""
-    if not (course / CONFIG).is_file():
-        raise CourseFolderProblem(f"{course} holds no {CONFIG}: name the course folder with "
-                                  "--course.")
 
 
 def course_or_new(course: Path | None, new: Path) -> Path:

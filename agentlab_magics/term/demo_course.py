@@ -33,6 +33,7 @@ import nbformat
 from pydantic import BaseModel
 
 from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
+from agentlab_magics.problems import UsageProblem
 from agentlab_magics.term.course_folder import CONFIG, in_course_order
 from agentlab_magics.term.grade_table import GradeTable, read_grades
 from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
@@ -52,7 +53,7 @@ from agentlab_magics.term.task_graph import Task, run_tasks
 WORKERS = 4
 
 
-class CourseProblem(Exception):
+class CourseProblem(UsageProblem):
     """The course folder cannot be demonstrated; the message says what is missing."""
 
 

@@ -5,8 +5,8 @@ script and `python -m nbgrader` call) with one import kept out: `rfc3987_syntax`
 jsonschema loads, if installed, to check the "iri" formats nbgrader never uses, and which
 compiles 39 grammars as it loads: 2 of the 3.5 s of CPU a command takes to start.
 The command's environment puts this Python's scripts first on PATH (nbgrader runs `alembic`
-when it makes a gradebook) and adds what the caller gives; nbgrader reads its configuration
-from the working folder.
+when it makes a gradebook; `tools_on_path` does the same for nbgrader run in this process)
+and adds what the caller gives; nbgrader reads its configuration from the working folder.
 """
 
 from __future__ import annotations
@@ -15,8 +15,12 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agentlab_magics.problems import Problem
 
 INSTALL = 'pip install -e ".[course]"'
 SLOW_IMPORTS = ("rfc3987_syntax",)
@@ -36,11 +40,11 @@ def without_slow_imports() -> None:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
-class NbgraderMissing(RuntimeError):
+class NbgraderMissing(Problem):
     """nbgrader is not installed in this Python."""
 
 
-class NbgraderFailed(RuntimeError):
+class NbgraderFailed(Problem):
     """An nbgrader command exited with an error; the message ends with its last log lines."""
 
 
@@ -51,6 +55,27 @@ def require_nbgrader() -> None:
                               f"{INSTALL}.")
 
 
+def _with_scripts(path: str) -> str:
+    """`path` (a PATH) with this Python's scripts folder first: nbgrader's tools (`alembic`)
+    are there, whether or not its environment is activated."""
+    return os.pathsep.join([str(Path(sys.executable).parent), path])
+
+
+@contextmanager
+def tools_on_path() -> Iterator[None]:
+    """This process's PATH with this Python's scripts first while it lasts, for nbgrader run
+    in this process (and in the processes it starts)."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = _with_scripts(before or "")
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = before
+
+
 @dataclass(frozen=True)
 class Nbgrader:
     """Runs nbgrader commands with `env` added to this process's environment."""
@@ -58,9 +83,7 @@ class Nbgrader:
     env: dict[str, str] = field(default_factory=dict)
 
     def environment(self) -> dict[str, str]:
-        scripts = str(Path(sys.executable).parent)
-        path = os.pathsep.join([scripts, os.environ.get("PATH", "")])
-        return {**os.environ, "PATH": path, **self.env}
+        return {**os.environ, "PATH": _with_scripts(os.environ.get("PATH", "")), **self.env}
 
     def run(self, *args: str, cwd: Path) -> str:
         """Run `nbgrader ARGS` in `cwd`; its log (nbgrader logs to stderr), or NbgraderFailed."""

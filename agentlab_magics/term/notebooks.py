@@ -139,17 +139,20 @@ def build(course: Path) -> list[Path]:
     return written
 
 
-def build_student(folder: Path) -> list[Path]:
+def build_student(folder: Path) -> tuple[list[Path], list[Path]]:
     """Write every assignment's student notebook as <folder>/<id>/<id>.ipynb, keeping any
-    that is already there (it may hold the student's work); returns the files written."""
-    written = []
+    that is already there (it may hold the student's work); returns the files written and
+    those kept."""
+    written, kept = [], []
     for assignment in ASSIGNMENTS:
         target = folder / assignment.id / f"{assignment.id}.ipynb"
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text(assignment, student=True), encoding="utf-8")
-            written.append(target)
-    return written
+        if target.exists():
+            kept.append(target)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text(assignment, student=True), encoding="utf-8")
+        written.append(target)
+    return written, kept
 
 
 def stale(course: Path) -> list[str]:

@@ -100,6 +100,16 @@ def test_a_broken_earlier_loop_fails_under_its_lessons_heading(tmp_path):
     assert text.count("Still holds from lesson 3") == 1 and "Still holds from lesson 5" not in text
 
 
+def test_a_starters_summary_counts_its_own_tests_apart_from_those_that_still_hold(tmp_path):
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("lesson2").starter, encoding="utf-8")
+    assert run("lesson2", path).summary() == (
+        "02 Tool calls and results: 0 of its 6 own tests passed; 7 of 7 from earlier lessons "
+        "still hold")
+    path.write_text(find_lab("lesson2").reference, encoding="utf-8")
+    assert run("lesson2", path).summary() == "02 Tool calls and results: 13 of 13 tests passed"
+
+
 def test_a_grade_of_the_same_code_runs_none_of_them(tmp_path):
     path = tmp_path / "harness.py"
     path.write_text(ONLY_THE_FIRST_CALL.apply(find_lab("lesson5").reference), encoding="utf-8")

@@ -7,6 +7,8 @@ encoding its coding line declares); `syntax_sentence` names a line even for a NU
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from agentlab_magics.checking.student import CodeProblem, load, load_path, syntax_sentence
@@ -88,6 +90,10 @@ def test_a_missing_or_unreadable_path_is_a_sentence(tmp_path):
     assert problem(tmp_path / "nope.py") == (f"There is no file {tmp_path / 'nope.py'}. Give "
                                              "the path of your harness.py.")
     assert problem(tmp_path) == f"{tmp_path} is a folder. Give the path of your harness.py inside it."
+    os.mkfifo(tmp_path / "pipe.py")
+    assert problem(tmp_path / "pipe.py") == (
+        f"{tmp_path / 'pipe.py'} is not a file to read (a pipe, a device or a socket). Give the "
+        "path of your harness.py.")
 
 
 @pytest.mark.parametrize("content, sentence", [
@@ -95,13 +101,15 @@ def test_a_missing_or_unreadable_path_is_a_sentence(tmp_path):
                       "save it as UTF-8."),
     (b"\x7fELF\x02\x01\x01\x00\x00\xd0\x00", "harness.py is not a text file: it holds NUL bytes"),
     (b"x = 1\n\x00\n", "Line 2 of harness.py holds a NUL byte"),
+    (b"def chat(:\n", "Line 1 of harness.py is not valid Python"),
 ])
-def test_agentlab_check_says_the_sentence_and_exits_1(tmp_path, capsys, content, sentence):
+def test_agentlab_check_says_the_sentence_and_exits_2_unlike_a_failing_test(
+        tmp_path, capsys, content, sentence):
     from agentlab_magics.cli import main
 
     path = tmp_path / "harness.py"
     path.write_bytes(content)
-    assert main(["check", "lesson1", "--harness", str(path)]) == 1
+    assert main(["check", "lesson1", "--harness", str(path)]) == 2
     out, err = capsys.readouterr()
     assert sentence in out and "Traceback" not in out + err
 

@@ -229,6 +229,7 @@ def test_a_folder_without_a_course_is_a_usage_error_that_says_what_to_name(
         command, tmp_path, capsys):
     assert main(["course", *command, "--course", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"agentlab: {tmp_path} holds no nbgrader_config.py: name the course folder with "
-        "--course.")
+        f"agentlab: {tmp_path} holds no course (nbgrader_config.py is missing): run this in "
+        "your course folder or name it with --course DIR, or start one with `agentlab course "
+        f"init {tmp_path}`.")
     assert list(tmp_path.iterdir()) == []

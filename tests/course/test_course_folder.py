@@ -71,7 +71,10 @@ def test_notebooks_writes_every_lesson_and_keeps_a_students_work(tmp_path, capsy
     work.write_text("my work")
     assert main(["notebooks", str(tmp_path)]) == 0
     assert work.read_text() == "my work"
-    assert "wrote" not in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "wrote" not in said
+    assert f"kept {work}: it was there already, and may hold your work\n" in said
+    assert said.count("kept ") == len(ASSIGNMENTS)
 
 
 def test_notebooks_into_a_file_is_a_sentence(tmp_path, capsys):

@@ -184,3 +184,27 @@ def test_an_unknown_student_is_a_usage_error(capsys):
     assert stopped.value.code == 2
     said = capsys.readouterr().err
     assert all(student in said for student in STUDENTS)
+
+
+def test_without_keep_the_demo_says_its_folder_is_gone_and_how_to_keep_it(monkeypatch, capsys):
+    from agentlab_magics.term import demo_course
+    from agentlab_magics.term.demo_course import DemoRun
+
+    worked_in = []
+
+    def played(course, folder, students):
+        worked_in.append(folder)
+        (folder / "course").mkdir()
+        return DemoRun(table=GradeTable(assignments=["lesson1"], students=["ann"],
+                                        scores={"ann": {"lesson1": 1}},
+                                        max_scores={"lesson1": 1}, cells={"ann": {}}),
+                       seconds=1)
+
+    monkeypatch.setattr(demo_course, "run_demo", played)
+    monkeypatch.setattr("agentlab_magics.term.students.HANDS_IN", {"ann": "a lesson"})
+    assert main(["course", "demo", "--course", "nbgrader_course"]) == 0
+    (folder,) = worked_in
+    assert not folder.exists()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"The demo's folder ({folder}) is gone; run it with --keep DIR to keep the course, the "
+        "feedback pages and the logs.")

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,7 @@ from agentlab_magics.cli import main
 from agentlab_magics.term.handed_in import hand_in, handed_in
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.students import submission
+from tests.course.test_bad_input import tree
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 ASSIGNMENT = "lesson1"
@@ -95,14 +97,17 @@ def test_every_cell_scores_as_nbgraders_own_serial_autograde(stock, parallel):
     assert {student for student, _, _ in ours} == set(STUDENTS)
 
 
-def test_the_hanging_submission_loses_its_hung_cells_and_no_one_else_does(parallel):
+def test_the_hanging_submission_keeps_the_share_of_a_cell_that_passed_and_no_one_else_loses(
+        parallel):
+    """hanging1's text_of never returns: the messages cell passes its two user_message tests
+    (one visible, one held back) of four, and scores 2 of its 4 points."""
     course, _, _ = parallel
     cells = _cells(course)
     for (student, _, cell), (score, _, maximum) in cells.items():
         if student.startswith("reference"):
             assert score == maximum, cell
-    assert any(score == 0 for (student, _, _), (score, _, _) in cells.items()
-               if student == "hanging1")
+    assert cells[("hanging1", ASSIGNMENT, "tests-lesson1-messages")] == (2.0, False, 4.0)
+    assert cells[("hanging1", ASSIGNMENT, "tests-lesson1-chat")] == (5.0, False, 5.0)
 
 
 def test_the_summary_says_who_graded_what_and_when(parallel):
@@ -115,6 +120,8 @@ def test_the_summary_says_who_graded_what_and_when(parallel):
         assert record["queued"] <= record["started"] <= record["finished"] <= record["merged"]
         assert record["merged_at"].endswith("+00:00")
     assert records["reference1"]["score"] == records["reference1"]["max_score"]
+    assert (records["hanging1"]["score"], records["hanging1"]["max_score"]) == (7, 9)
+    assert re.search(r"^hanging1 +graded +7/9 ", out, re.MULTILINE), out
     assert f"{ASSIGNMENT}: 6 graded" in out and "LocalCluster, 2 workers" in out
 
 
@@ -134,6 +141,12 @@ def test_feedback_and_export_work_after_it_as_after_nbgraders_own(stock, paralle
                            for row in csv.DictReader(handle)), key=lambda r: r["student_id"])
 
     assert rows(course) == rows(stock)
+    (hanging,) = [row for row in rows(course) if row["student_id"] == "hanging1"]
+    assert (float(hanging["score"]), float(hanging["max_score"])) == (7, 9)
+    page = (course / "feedback" / "hanging1" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    assert "Test cell</a> (Score: 2.0 / 4.0)" in page
+    assert "2 of 4 points: 2 of this cell&#39;s 4 tests passed." in page or \
+        "2 of 4 points: 2 of this cell's 4 tests passed." in page
 
 
 def test_running_it_again_grades_only_what_changed(made, tmp_path):
@@ -210,9 +223,21 @@ def test_a_refused_submission_fails_with_its_sentence_and_the_rest_is_graded(mad
     assert {s for s, _, _ in _cells(course)} == {"reference1"}
 
 
-def test_an_assignment_nbgrader_never_generated_is_a_sentence(made, tmp_path):
+def test_nobody_handed_in_is_a_sentence_even_with_the_environment_not_activated(made,
+                                                                               tmp_path):
+    """The environment's agentlab run by its full path, its scripts (nbgrader's `alembic`)
+    not on PATH: the assignment is read, and the empty round refused in one sentence."""
     course = _copy(made, tmp_path)
-    code, out = _autograde(course, "--students", "reference1", assignment="lesson2")
-    assert code == 2
-    assert "run `nbgrader generate_assignment lesson2` first" in out
-    assert "Traceback" not in out
+    shutil.rmtree(course / "submitted")
+    before = tree(course)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "agentlab"), "course", "autograde", ASSIGNMENT,
+         "--course", str(course)],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "AGENTLAB_EXCHANGE":
+             str(tmp_path / "exchange"), "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")},
+        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == (f"agentlab: Nobody has handed in {ASSIGNMENT}: there is no submission "
+                           f"in {course / 'submitted'}. Run `nbgrader collect {ASSIGNMENT}` "
+                           "first.\n")
+    assert tree(course) == before

@@ -15,16 +15,38 @@ from agentlab_magics.progress import ProgressStore
 
 NOT_YET = ("The solution to lesson3 is not published yet: your instructor publishes each "
            "solution after its deadline.")
+ALONE = ("There is no solution to lesson3 here. Working on your own, set $AGENTLAB_SOLUTIONS to "
+         "the folder of the course's self-paced solutions (`agentlab course self-paced-solutions "
+         "DIR` writes it in a checkout of the course), then ask again.")
 
 
 def test_self_paced_the_solution_is_the_instructors_reference():
     assert solution("Lesson 3") == find_lab("lesson3").reference
 
 
-def test_without_the_instructor_package_or_a_published_folder_one_sentence(without_instructor):
+def test_alone_without_a_folder_of_solutions_the_sentence_names_no_instructor(
+        without_instructor):
     with pytest.raises(NotPublished) as raised:
         solution("lesson3")
-    assert str(raised.value) == NOT_YET
+    assert str(raised.value) == ALONE and "instructor" not in ALONE
+
+
+def test_self_paced_solutions_are_shown_once_the_lab_was_checked(tmp_path, monkeypatch,
+                                                                  capsys):
+    folder = tmp_path / "solutions"
+    assert main(["course", "self-paced-solutions", str(folder)]) == 0
+    assert f"AGENTLAB_SOLUTIONS={folder}" in capsys.readouterr().out
+    assert (folder / "ch03-b.py").read_text() == find_lab("ch03-b").reference
+    monkeypatch.setenv(ENV, str(folder))
+    store = ProgressStore(tmp_path / "progress.json")
+    assert notebook.open_solution("lesson3", store=store) == (
+        "Try lesson3 first: run its `%%check lesson3` cell once, then `%solution lesson3` "
+        'shows its solution (and the map says "built with help").')
+    assert not store.lab("lesson3").solution_opened
+    store.checked("lesson3", [], all_passed=False)
+    assert notebook.open_solution("lesson3", store=store).code == find_lab("lesson3").reference
+    store.checked("lesson3", [], all_passed=True)
+    assert store.lab("lesson3").state({}) == "built with help"
 
 
 def test_a_graded_course_shows_published_files_only(tmp_path, monkeypatch):
@@ -88,4 +110,4 @@ def test_cli_solution_without_the_instructor_package_is_one_sentence():
         [sys.executable, "-c", "import sys; sys.modules['agentlab_instructor'] = None\n"
          "from agentlab_magics.cli import main; sys.exit(main(['solution', 'lesson3']))"],
         capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"agentlab: {NOT_YET}\n")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"agentlab: {ALONE}\n")

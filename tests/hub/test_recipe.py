@@ -50,23 +50,88 @@ def test_the_command_stops_at_the_sentence_and_changes_nothing(tmp_path, monkeyp
     assert "Traceback" not in said.err and not (tmp_path / "hub").exists()
 
 
-def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path, monkeypatch):
+def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path):
     import io
-    import subprocess
     import sys
 
     from agentlab_magics.hub import demo
 
     shared = Path(sys.prefix).resolve()
-    laid_out = plan(tmp_path, instructor_package=shared / "lib")
-    exited = subprocess.Popen([sys.executable, "-c", "pass"])
-    exited.wait()
-    monkeypatch.setattr(demo, "start", lambda given: (laid_out, exited))
     out = io.StringIO()
-    assert demo.run(laid_out, out) == 1  # JupyterHub "exited by itself" here
+    demo._say_where(plan(tmp_path, instructor_package=shared / "lib"), out)
     assert "students can read the held-back tests" in out.getvalue()
-    safe = laid_out.model_copy(update={"instructor_package": tmp_path})
-    monkeypatch.setattr(demo, "start", lambda given: (safe, exited))
     out = io.StringIO()
-    demo.run(safe, out)
-    assert "held-back" not in out.getvalue()
+    demo._say_where(plan(tmp_path, instructor_package=tmp_path), out)
+    assert "held-back" not in out.getvalue() and "password pw" in out.getvalue()
+
+
+def test_where_to_log_in_is_said_only_once_the_hub_answers_there(tmp_path, monkeypatch):
+    import io
+    import socket
+    import subprocess
+    import sys
+
+    from agentlab_magics.hub import demo
+
+    exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])
+    exited.wait()
+    monkeypatch.setattr(demo, "start", lambda given: (given, exited))
+    out = io.StringIO()
+    assert demo.run(plan(tmp_path), out) == 1
+    assert out.getvalue().startswith("JupyterHub exited with 1")
+    assert "http://" not in out.getvalue() and "password" not in out.getvalue()
+
+    (tmp_path / "site" / "hub").mkdir(parents=True)
+    (tmp_path / "site" / "hub" / "api").write_text("{}")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    answering = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                                  "127.0.0.1", "--directory", str(tmp_path / "site")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert demo._answers(plan(tmp_path, port=port), answering)
+    finally:
+        answering.kill()
+        answering.wait()
+
+
+def test_the_hub_runs_the_proxy_the_pre_start_check_found(tmp_path, monkeypatch):
+    from traitlets.config import Config
+
+    from agentlab_magics.hub.demo import config_file
+
+    found = tmp_path / "npm" / "bin" / "configurable-http-proxy"
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan(tmp_path, proxy=found).model_dump_json())
+    monkeypatch.setenv("AGENTLAB_HUB_PLAN", str(plan_file))
+    config = Config()
+    exec(compile(config_file().read_text(), str(config_file()), "exec"),
+         {"get_config": lambda: config})
+    assert config.ConfigurableHTTPProxy.command == [str(found)]
+
+
+def test_clean_refuses_a_folder_no_hub_was_laid_out_in(tmp_path, capsys):
+    (tmp_path / "mine.txt").write_text("mine")
+    assert main(["hub", "demo", "--clean", str(tmp_path)]) == 2
+    said = capsys.readouterr()
+    assert said.err == (f"agentlab: {tmp_path} holds no hub that `agentlab hub demo` made "
+                        f"({tmp_path / 'state' / 'plan.json'} is missing); name the folder you "
+                        "gave it with --folder.\n")
+    assert (tmp_path / "mine.txt").read_text() == "mine"
+
+
+def test_clean_removes_the_hubs_folder_and_only_the_users_it_made(tmp_path, monkeypatch,
+                                                                    capsys):
+    made = []
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(recipe.subprocess, "run", lambda command, **kw: made.append(command))
+    laid_out = plan(tmp_path, made_users=["agentlab-x1"])
+    laid_out.state.mkdir(parents=True)
+    (laid_out.state / "plan.json").write_text(laid_out.model_dump_json())
+    assert main(["hub", "demo", "--clean", str(laid_out.folder)]) == 0
+    assert not laid_out.folder.exists()
+    assert [command[1:] for command in made] == [
+        ["-KILL", "-u", "agentlab-x1"], ["--remove", "agentlab-x1"], ["agentlab-x1"]]
+    assert capsys.readouterr().out == (f"removed user agentlab-x1 and its home\n"
+                                       f"removed the folder {laid_out.folder}\n")

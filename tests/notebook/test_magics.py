@@ -78,6 +78,17 @@ def test_bad_lab_ids_and_options_are_sentences(shell, capsys):
     assert "Usage:" in cell(shell, "%%check lesson1 --timeout soon\nx = 1\n", capsys)
 
 
+def test_an_unknown_lab_leaves_no_empty_output_behind(shell, capsys, monkeypatch):
+    published = []
+    publish = shell.display_pub.publish
+    monkeypatch.setattr(shell.display_pub, "publish",
+                        lambda data, *args, **kw: (published.append(data),
+                                                   publish(data, *args, **kw)))
+    said = cell(shell, "%%check lesson99\nx = 1\n", capsys)
+    assert "There is no lab called 'lesson99'" in said
+    assert {} not in published
+
+
 def test_transcript_static_and_request(shell, capsys):
     cell(shell, "from agentlab_magics import lab\n"
                 "msgs = [lab.user('hi'), lab.fail('503'), lab.user('again')]", capsys)

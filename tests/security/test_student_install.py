@@ -1,7 +1,7 @@
 """The student install: the agentlab_magics wheel holds every starter, no solution and no
 held-back test, and runs where the instructor package is not installed.
 
-The wheel is built by pip from a copy of the repository, as a student's install is. A solution
+The wheel is the one `agentlab course wheel` builds, as a student installs it. A solution
 is looked for as its code: each name a lab asks for, its body in the lab's reference after the
 docstring, compared line by line with indentation, blank lines and comments left aside.
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import importlib
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -30,6 +29,7 @@ import pytest
 from agentlab_instructor.lab_files import all_lab_files
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import labs
+from agentlab_magics.term import student_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = "agentlab_magics/course/starters/"
@@ -72,17 +72,8 @@ def held_back_tests() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The student wheel, built by pip from a copy of the repository."""
-    work = tmp_path_factory.mktemp("student-wheel")
-    source = work / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "node_modules"))
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-                           "--wheel-dir", str(work / "dist"), str(source)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"pip could not build the wheel:\n{done.stdout}{done.stderr}"
-    (built,) = (work / "dist").glob("agentlab_magics-*.whl")
-    return built
+    """The student wheel, as `agentlab course wheel` builds it."""
+    return student_wheel.build(tmp_path_factory.mktemp("student-wheel"))
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +176,7 @@ def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     assert (starter.returncode, starter.stdout) == (0, files[f"{STARTERS}lesson3.py"])
     demo = student("-m", "agentlab_magics", "demo")  # the recording the student package holds
     assert demo.returncode == 0 and "a typo    : 3 model call(s)" in demo.stdout, demo.stderr
-    for args, sentence in [(("solution", "lesson3"), "is not published yet"),
+    for args, sentence in [(("solution", "lesson3"), "There is no solution to lesson3 here"),
                            (("course", "build", "--check"), "`agentlab course build` needs"),
                            (("course", "init", "course"), "`agentlab course init` needs")]:
         done = student("-m", "agentlab_magics", *args)

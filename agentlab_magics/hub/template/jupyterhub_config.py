@@ -26,6 +26,8 @@ c.JupyterHub.port = plan.port
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = plan.hub_port
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{plan.proxy_api_port}"
+if plan.proxy is not None:  # the proxy the pre-start check found, wherever npm put it
+    c.ConfigurableHTTPProxy.command = [str(plan.proxy)]
 c.ConfigurableHTTPProxy.pid_file = str(plan.state / "proxy.pid")
 c.JupyterHub.db_url = f"sqlite:///{plan.state / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(plan.state / "jupyterhub_cookie_secret")

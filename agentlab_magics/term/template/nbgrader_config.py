@@ -27,13 +27,18 @@ c.CourseDirectory.course_id = "agentlab"
 # submitted/, autograded/ and feedback/ are nbgrader's, next to it (see .gitignore).
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
 # The exchange: the folder AGENTLAB_EXCHANGE names (it must exist; a hub's admin makes it,
-# writable by all), or else exchange/ here, made on first use. The demo points
-# AGENTLAB_EXCHANGE at a folder of its own.
+# writable by all), or else exchange/ here, made on first use writable by all with the sticky
+# bit, so no one removes or renames what another put there (nbgrader checks only the 777 bits,
+# and keeps it). The demo points AGENTLAB_EXCHANGE at a folder of its own.
 if os.environ.get("AGENTLAB_EXCHANGE"):
     c.Exchange.root = os.environ["AGENTLAB_EXCHANGE"]
 else:
     c.Exchange.root = os.path.join(HERE, "exchange")
-    os.makedirs(c.Exchange.root, exist_ok=True)
+    try:
+        os.mkdir(c.Exchange.root)
+        os.chmod(c.Exchange.root, 0o1777)
+    except FileExistsError:
+        pass
 
 # -- releasing -------------------------------------------------------------------------------
 # What a student finds in place of each `### BEGIN SOLUTION` … `### END SOLUTION` region. Some
@@ -95,7 +100,7 @@ c.Autograde.autograde_preprocessors = [
 # ScoredOutside's reports; other cells: InertMarkup keeps no widget view).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "nbgrader.preprocessors.ClearHiddenTests",
+    "agentlab_magics.grading.feedback.ClearHiddenTests",  # nbgrader's, without its warning
     "agentlab_magics.grading.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
