@@ -20,6 +20,7 @@ import importlib
 import inspect
 import math
 import os
+import re
 import time
 import types
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from agentlab_magics.checking.judge import (
     StudentProcess,
     crossing_of,
 )
+from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
@@ -53,6 +55,8 @@ from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
 from agentlab_magics.course.labtests import reads
+from agentlab_magics.course.labtests.kit import EventsDiffer
+from agentlab_magics.lab.model import ScriptError
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -130,6 +134,22 @@ def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
                     if test.name not in own and reads(test.function) <= holds]
         own = own | {test.name for test in carried}
     return carried
+
+
+def ran_on(stopped: BaseException | None) -> bool:
+    """Whether a test stopped because the run went on past its end: a cap on calls or on the
+    record was reached, or the test's script had no reply left."""
+    crossed = crossing_of(stopped) if stopped is not None else None
+    return isinstance(stopped, CapReached) or (
+        crossed is not None and crossed.type == "ScriptError"
+        and crossed.module == ScriptError.__module__)
+
+
+def used_up(text: str) -> str:
+    """The facts of a script used up ("its replies ran out at model call 3"), never its advice
+    to add a step: the script is the test's, not the student's."""
+    found = re.search(r"this is model call (\d+)", text)
+    return f"its replies ran out at model call {found.group(1)}" if found else "its replies ran out"
 
 
 def _tests_of(module: types.ModuleType) -> list[LabTest]:
@@ -320,10 +340,17 @@ class Trial:
         output = process.end()
         record, omitted = recorder.kept(stopped)
         requests, sent = sent_requests(recorder.model)
-        return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
-                           outcome=kind, message=cap(message), record=record,
-                           record_omitted=omitted, requests=requests, requests_sent=sent,
-                           output=cap(output, OUTPUT_CAP + 100), duration=duration)
+        went_on = went_on_after(record, requests)
+        if went_on is not None and ran_on(stopped):
+            message = went_on_evidence(*went_on)
+        outcome = TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
+                              outcome=kind, message=cap(message), record=record,
+                              record_omitted=omitted, requests=requests, requests_sent=sent,
+                              output=cap(output, OUTPUT_CAP + 100), duration=duration,
+                              events=plain(stopped.events)
+                              if isinstance(stopped, EventsDiffer) else None)
+        outcome.cause = cause_of(outcome)
+        return outcome
 
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""
@@ -340,6 +367,10 @@ class Trial:
         if crossed is not None:
             if crossed.type == "MemoryError" and crossed.module == "builtins":
                 return "error", memory_ran_out(MEMORY_CAP >> 20)
+            if crossed.type == "ScriptError" and crossed.module == ScriptError.__module__:
+                return "error", ("Your code called the model more times than this run needs "
+                                 f"({used_up(crossed.text)}): look at what makes run_agent "
+                                 "call the model again.")
             text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
             lineno = self._line(crossed.lines)
             who = "Your code raised" if lineno else "The run stopped on"
