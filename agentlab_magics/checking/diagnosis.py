@@ -44,6 +44,9 @@ class Cause:
 
     sentence: str
     tests: list[str]
+    drawn_by: str
+    """The test whose run is drawn for the whole cause: the one that sent the fewest
+    requests, its record the shortest (the first of those)."""
 
     @property
     def lead(self) -> str:
@@ -51,11 +54,6 @@ class Cause:
         if count == 1:
             return self.sentence[:1].upper() + self.sentence[1:] + "."
         return f"{count} tests fail for one reason: {self.sentence}."
-
-    @property
-    def drawn_by(self) -> str:
-        """The test whose run is drawn for the whole cause: the first."""
-        return self.tests[0]
 
 
 def causes(report: CheckReport) -> list[Cause]:
@@ -66,17 +64,21 @@ def causes(report: CheckReport) -> list[Cause]:
     sentences = [outcome.cause or outcome.message or outcome.sentence for outcome in failing]
     blamed = {sentence.split()[0]: sentence for sentence in sentences
               if " makes a message the provider refuses" in sentence}
-    groups: dict[str, Cause] = {}
+    groups: dict[str, list[TestOutcome]] = {}
+    first: dict[str, str] = {}
     for outcome, sentence in zip(failing, sentences):
         called = CALLED.match(outcome.message)
         if called and called.group(1) in blamed:
             sentence = blamed[called.group(1)]
         key = CALL_ID.sub("c#", sentence)
-        if key in groups:
-            groups[key].tests.append(outcome.name)
-        else:
-            groups[key] = Cause(sentence, [outcome.name])
-    return list(groups.values())
+        groups.setdefault(key, []).append(outcome)
+        first.setdefault(key, sentence)
+    return [Cause(first[key], [outcome.name for outcome in members],
+                  min(members, key=_size).name) for key, members in groups.items()]
+
+
+def _size(outcome: TestOutcome) -> tuple[int, int]:
+    return outcome.requests_sent, len(outcome.record or []) + outcome.record_omitted
 
 
 def cause_of(outcome: TestOutcome) -> str:
