@@ -29,12 +29,17 @@ FIXES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"user content must be a string"),
      "user_message makes a message the provider refuses (a user's content must be the plain "
      "string they typed): fix user_message first"),
+    (re.compile(r"toolResult (c\d+) has no toolCall before it"),
+     r"a request holds the result of call \1 but not the call: send the whole record"),
     (re.compile(r"assistant message has empty content"),
      "a failed reply (empty content) is sent back to the model: leave failed replies out of "
      "the request"),
 ]
 # A value test's message starts with the call it made: "user_message('Hi.') gave ...".
 CALLED = re.compile(r"^(\w+)\(")
+UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
+# A cause that blames one function, which its own tests and the uses of its name share.
+BLAMES = re.compile(r"^\w+ (?:makes a message the provider refuses|is not written yet)")
 
 
 @dataclass(frozen=True)
@@ -52,24 +57,24 @@ class Cause:
     def lead(self) -> str:
         count = len(self.tests)
         if count == 1:
-            return self.sentence[:1].upper() + self.sentence[1:] + "."
+            return self.sentence if self.sentence.endswith(".") else f"{self.sentence}."
         return f"{count} tests fail for one reason: {self.sentence}."
 
 
 def causes(report: CheckReport) -> list[Cause]:
-    """The report's failures grouped by cause, in the order each cause first fails. A function's
-    own value test ("user_message('Hi.') gave ...") joins the cause that blames that function
-    for the messages it makes, when another test's refusal found one."""
+    """The report's failures grouped by cause, in the order each cause first fails. A cause
+    that blames one function (its messages refused, its name not written) takes in that
+    function's own value tests ("user_message('Hi.') gave ...") and the NameErrors of its name."""
     failing = [outcome for outcome in report.outcomes if not outcome.passed]
     sentences = [outcome.cause or outcome.message or outcome.sentence for outcome in failing]
     blamed = {sentence.split()[0]: sentence for sentence in sentences
-              if " makes a message the provider refuses" in sentence}
+              if BLAMES.match(sentence)}
     groups: dict[str, list[TestOutcome]] = {}
     first: dict[str, str] = {}
     for outcome, sentence in zip(failing, sentences):
-        called = CALLED.match(outcome.message)
-        if called and called.group(1) in blamed:
-            sentence = blamed[called.group(1)]
+        named = CALLED.match(outcome.message) or UNDEFINED.search(outcome.message)
+        if named and named.group(1) in blamed:
+            sentence = blamed[named.group(1)]
         key = CALL_ID.sub("c#", sentence)
         groups.setdefault(key, []).append(outcome)
         first.setdefault(key, sentence)
