@@ -50,8 +50,8 @@ class Cause:
     sentence: str
     tests: list[str]
     drawn_by: str
-    """The test whose run is drawn for the whole cause: the one that sent the fewest
-    requests, its record the shortest (the first of those)."""
+    """The test whose run is drawn for the whole cause: of those with a run to draw, the one
+    that sent the fewest requests, its record the shortest (the first of those)."""
 
     @property
     def lead(self) -> str:
@@ -82,8 +82,10 @@ def causes(report: CheckReport) -> list[Cause]:
                   min(members, key=_size).name) for key, members in groups.items()]
 
 
-def _size(outcome: TestOutcome) -> tuple[int, int]:
-    return outcome.requests_sent, len(outcome.record or []) + outcome.record_omitted
+def _size(outcome: TestOutcome) -> tuple[bool, int, int]:
+    """How much a run draws: one with nothing to draw last, then by requests and messages."""
+    drawable = bool(outcome.requests or outcome.record or outcome.events)
+    return not drawable, outcome.requests_sent, len(outcome.record or []) + outcome.record_omitted
 
 
 def cause_of(outcome: TestOutcome) -> str:
@@ -96,6 +98,9 @@ def cause_of(outcome: TestOutcome) -> str:
     if outcome.spun_on is not None:
         return (f"your code was still running line {outcome.spun_on} when the time ran out: "
                 "that line never lets the run finish")
+    if outcome.record == [] and outcome.requests_sent:
+        return ("the caller's list stayed empty though the model was called: append to the "
+                "list run_agent was handed, not to a copy of its own")
     went_on = went_on_after(outcome.record, outcome.requests)
     if went_on is not None:
         return went_on_cause(went_on[1])
