@@ -586,11 +586,44 @@ function renderSent(parent, sent) {
   parent.append(block);
 }
 
+// The events a run told beside the expected ones, the first place they part marked.
+function renderEvents(parent, events) {
+  const table = node("table", "al-events");
+  table.append(node("caption", "al-title", "The events your run told, beside the expected ones"));
+  const head = node("tr");
+  head.append(node("th", "", "#"), node("th", "", "yours"), node("th", "", "expected"));
+  table.append(head);
+  const rows = Math.max(events.yours.length, events.expected.length);
+  for (let index = 0; index < rows; index++) {
+    const parts = index === events.first ? "al-parts" : index > events.first ? "al-after" : "";
+    const row = node("tr", parts);
+    const cell = (text) => { const td = node("td"); td.append(node("code", "", text || "")); return td; };
+    row.append(node("td", "al-index", String(index + 1)), cell(events.yours[index]),
+      cell(events.expected[index]));
+    table.append(row);
+  }
+  parent.append(table);
+}
+
+// The drawings of a test or a shared cause: events, requests sent, record.
+function renderPanels(parent, drawn, cleanups) {
+  if (drawn.events) renderEvents(parent, drawn.events);
+  if (drawn.sent) renderSent(parent, drawn.sent);
+  if (drawn.transcript) cleanups.push(renderTranscript(parent, drawn.transcript));
+}
+
 function renderReport(host, data) {
   const root = node("div", "al-report");
   root.append(node("p", `al-summary ${data.all_passed ? "al-ok" : "al-bad"}`, data.summary));
+  if (data.problem && (data.tests || []).length) root.append(node("p", "al-problem", data.problem));
   const list = node("ul", "al-tests");
   const cleanups = [];
+  for (const cause of data.causes || []) { // a cause several tests share: its lead, drawn once
+    const block = node("div", "al-cause");
+    block.append(node("p", "al-lead", cause.lead));
+    renderPanels(block, cause, cleanups);
+    root.append(block);
+  }
   let group = ""; // the tests of earlier lessons that still hold come under their heading
   for (const test of data.tests || []) {
     if ((test.group || "") !== group) {
@@ -601,7 +634,7 @@ function renderReport(host, data) {
     item.dataset.test = test.name;
     const heading = [node("span", "al-mark", test.mark),
       node("span", "al-sentence", test.sentence)];
-    if (test.message || test.transcript || test.sent) {
+    if (test.message || test.transcript || test.sent || test.events) {
       const details = node("details");
       details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
       const summary = node("summary");
@@ -612,8 +645,7 @@ function renderReport(host, data) {
         textBlock(message, test.message, "", false);
         details.append(message);
       }
-      if (test.sent) renderSent(details, test.sent);
-      if (test.transcript) cleanups.push(renderTranscript(details, test.transcript));
+      renderPanels(details, test, cleanups);
       item.append(details);
     } else {
       item.append(...heading);
