@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT
+from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
 from agentlab_magics.checking.judge import (
     OUTPUT_CAP,
     Ended,
@@ -39,7 +40,6 @@ from agentlab_magics.checking.judge import (
     StudentProcess,
     crossing_of,
 )
-from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
@@ -56,7 +56,6 @@ from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
-from agentlab_magics.lab.model import ScriptError
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -64,6 +63,7 @@ from agentlab_magics.lab.caps import (
     reached,
     record_too_long,
 )
+from agentlab_magics.lab.model import ScriptError
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
