@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentlab_magics.course import find_lab
-from tests.browser.lab_session import (Browsing, line_of, output, ran_all, shoot)
+from tests.browser.lab_session import Browsing, line_of, output, ran_all, shoot
 from tests.student_notebook import SENDS_THE_RECORD, notebook_of
 
 NOTEBOOK = "reports.ipynb"

@@ -33,13 +33,15 @@ CASES: list[tuple[Mutant, str, list[str]]] = [
      "10 tests fail for one reason: run_agent called the model again after a reply that asked "
      "for no tool", ["failed reply", "stop_reason is \"error\""]),
     (bug("lesson 3: the tool result is never appended", "lesson3",
-         "            messages.append({\"role\": \"toolResult\"", "            ({\"role\": \"toolResult\""),
+         "            messages.append({\"role\": \"toolResult\"",
+         "            ({\"role\": \"toolResult\""),
      "8 tests fail for one reason: call c1 never gets a toolResult: after running a call, "
      "append its result", []),
     (MUTANT["user_message with content blocks"],
      "4 tests fail for one reason: user_message makes a message the provider refuses", []),
     (bug("lesson 7: tool_start without its turn", "lesson7",
-         '{"type": "tool_start", "turn": turn, "call": call}', '{"type": "tool_start", "call": call}'),
+         '{"type": "tool_start", "turn": turn, "call": call}',
+         '{"type": "tool_start", "call": call}'),
      "4 tests fail for one reason: the tool_start events have no 'turn' key", []),
     (bug("lesson 7: kind for type", "lesson7", "def emit(listener, event):\n",
          "def emit(listener, event):\n"
