@@ -95,9 +95,9 @@ def cause_of(outcome: TestOutcome) -> str:
         return ""
     if not_written(outcome.message):
         return outcome.message.rstrip(".")
-    if outcome.spun_on is not None:
-        return (f"your code was still running line {outcome.spun_on} when the time ran out: "
-                "that line never lets the run finish")
+    if outcome.spun_at:
+        return (f"the time ran out while your code was on {outcome.spun_at}: that line never "
+                "lets the run finish")
     if outcome.record == [] and outcome.requests_sent:
         return ("the caller's list stayed empty though the model was called: append to the "
                 "list run_agent was handed, not to a copy of its own")

@@ -15,7 +15,11 @@ calls run in the student process.
 Everything the student process sends is bounded (`wire` caps a frame's bytes and a value's
 depth; `CROSSING_CAP` the calls back one test may make) and validated (`protocol`); a process
 that breaks the protocol, dies, or outlives the test's time fails the test with a sentence
-(`Stopped`) and is killed, and the next test gets a fresh one.
+(`Stopped`) and is killed, and the next test gets a fresh one. Before a process that ran out
+of time is killed, the judge asks it (SIGUSR1) which line of the student's file it was running:
+its answer, the student's word, only names a line in the sentence (`OutOfTime.line`), and one
+that does not answer gets no line. A test may also be given a glance: at that time, the process
+is asked its line, and the test stops there if it is the line an earlier test spun on.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from agentlab_magics.checking.protocol import (
     Loaded,
     Raised,
     Read,
+    Spun,
     Value,
 )
 from agentlab_magics.checking.student import NotWrittenYet
@@ -64,6 +69,7 @@ STUDENT_MODULE = "agentlab_magics.checking.student_process"
 START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
 SEND_LIMIT = 5.0          # seconds a message waits for room in the pipe when no test runs
 CLOSE_LIMIT = 0.5         # seconds a student process has to end on its own (its atexit)
+LINE_LIMIT = 0.5          # seconds a student process out of time has to say its line
 # A student process's environment beyond its judge's: two malloc arenas, not one a thread
 # (each reserves 64 MB of the address space its memory cap counts)
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
@@ -81,7 +87,13 @@ class Stopped(BaseException):
 
 
 class OutOfTime(Stopped):
-    """The test's time ran out while the student process had the turn."""
+    """The test's time ran out while the student process had the turn: `line` is the line of
+    the student's file it said it was running (None if it said none), and `early` is true when
+    the test was stopped at a glance, on the line an earlier test spun on."""
+
+    def __init__(self, sentence: str, line: int | None = None, early: bool = False) -> None:
+        super().__init__(sentence)
+        self.line, self.early = line, early
 
 
 class Ended(Stopped):
@@ -373,6 +385,9 @@ class StudentProcess:
         self.elsewhere: dict[str, str] = {}
         self.deadline: float | None = None
         self.on_message: Callable[[], None] | None = None
+        self.answers = False  # whether the process the judge signals is the one that answers
+        self.glance: tuple[float, int] | None = None
+        self.asked: int | None = None  # the line a glance waits for, once the process is asked
         self._reset_tables()
 
     def _reset_tables(self) -> None:
@@ -442,14 +457,21 @@ class StudentProcess:
         if not isinstance(said, Hello) or said.version != VERSION:
             raise self.broken(Unreadable("The process that runs your code did not start as "
                                          "the checker expects: reinstall agentlab_magics."))
+        self.answers = said.pid == self.pid  # a sandbox runs it in a process of its own
         self.deadline = None
 
     # -- a test -----------------------------------------------------------------------------
 
-    def begin(self, seconds: float, on_message: Callable[[], None] | None = None) -> None:
-        """A test starts: it has `seconds` in all; `on_message` runs after every message."""
-        self.deadline = time.monotonic() + seconds
+    def begin(self, seconds: float, on_message: Callable[[], None] | None = None,
+              glance: tuple[float, int] | None = None) -> None:
+        """A test starts: it has `seconds` in all; `on_message` runs after every message. With
+        `glance` (after, line): `after` seconds in, the process is asked its line, and the test
+        stops (OutOfTime, early) if it is running `line`."""
+        now = time.monotonic()
+        self.deadline = now + seconds
         self.on_message = on_message
+        self.glance = (now + glance[0], glance[1]) if glance and self.answers else None
+        self.asked = None
 
     def end(self) -> str:
         """The test is over: what the code printed during it; the student process forgets the
@@ -465,7 +487,7 @@ class StudentProcess:
             except (OSError, FrameLate):
                 self.kill()
         self._reset_tables()
-        self.deadline, self.on_message = None, None
+        self.deadline, self.on_message, self.glance, self.asked = None, None, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
@@ -578,7 +600,7 @@ class StudentProcess:
         tree (`tree_shaped`); else the message is refused and nothing it wrote stays."""
         self.coming.clear()
         try:
-            raw = self.reader.frame(self.deadline, hook=self.incoming)
+            raw = self._frame()
             said = FROM_STUDENT.validate_python(raw)
             self.synced(raw["sync"])
             written = self.write_back()
@@ -589,7 +611,7 @@ class StudentProcess:
                 self.put_back(written)
                 raise
         except FrameLate:
-            raise self.broken(OutOfTime("time")) from None
+            raise self.broken(OutOfTime("time", self.last_line())) from None
         except PeerGone:
             raise self.ended() from None
         except (WireError, OSError) as exc:
@@ -610,6 +632,56 @@ class StudentProcess:
         if self.on_message is not None:
             self.on_message()
         return said
+
+    def _frame(self) -> Any:
+        """The next frame but a line said: at the glance's time the process is asked its line,
+        and the test stops if it says the glance's line (else goes on). A line said late, for a
+        glance of an earlier test, is passed over; one said with no deadline running breaks
+        the protocol (a process saying lines costs only its test's time)."""
+        while True:
+            deadline, glance = self.deadline, self.glance
+            if deadline is not None and time.monotonic() >= deadline:
+                raise FrameLate("the deadline passed")
+            try:
+                raw = self.reader.frame(min(deadline, glance[0]) if glance and deadline
+                                        else deadline, hook=self.incoming)
+            except FrameLate:
+                if glance is None or deadline is None:
+                    raise
+                self.asked, self.glance = glance[1], None
+                self._ask_line()
+                continue
+            if type(raw) is not dict or raw.get("k") != "spun":
+                return raw
+            line = Spun.model_validate(raw).line
+            if self.deadline is None:
+                raise KeyError("spun")
+            asked, self.asked = self.asked, None
+            if line == asked:
+                raise self.broken(OutOfTime("spins", line, early=True))
+
+    def last_line(self) -> int | None:
+        """The line of the student's file a process out of time says it was running (within
+        LINE_LIMIT; other messages it sends meanwhile are left unread), or None."""
+        if not (self.alive and self.answers and self._ask_line()):
+            return None
+        until = time.monotonic() + LINE_LIMIT
+        while time.monotonic() < until:
+            try:
+                raw = self.reader.frame(until)
+                if type(raw) is dict and raw.get("k") == "spun":
+                    return Spun.model_validate(raw).line
+            except (WireError, OSError, ValidationError):
+                return None
+        return None
+
+    def _ask_line(self) -> bool:
+        """Signal the process to say its line; whether the signal went."""
+        try:
+            os.kill(self.pid, signal.SIGUSR1)
+        except OSError:
+            return False
+        return True
 
     def keep_printed(self, text: str) -> None:
         room = max(OUTPUT_CAP - self.printed_size, 0)

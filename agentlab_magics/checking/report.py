@@ -52,6 +52,8 @@ class TestOutcome(BaseModel):
     cause are shown as one."""
     spun_on: int | None = None
     """The line of the student's file the code was running when the test ran out of time."""
+    spun_at: str = ""
+    """That line for a sentence: "line 12 of your cell (`while True:`)"."""
     events: dict[str, Any] | None = None
     """An event stream that differs: {"yours", "expected"} (each a list of short event
     names), "first" (the index where they part) and "problem" (what is wrong there)."""

@@ -8,6 +8,10 @@ or their verdicts. The tests are plain functions taking the fixtures `harness` (
 module, as `judge.StudentCode`; a missing name fails with a sentence) and `record` (keeps the
 list a run appended to, and its model, for the report).
 
+A test that runs out of time names the line of the student's code it was spinning on; once one
+has, every later test of the check is glanced at (`GLANCE` seconds in) and stopped there if it
+is on that same line, rather than waited out, and its sentence says so.
+
 A lab's own tests come first; then, for a lab that builds on earlier ones, the visible tests
 of those labs that read only names its file still holds, each under its group's heading
 ("Still holds from lesson 3"): what a later lesson must not break.
@@ -48,6 +52,7 @@ from agentlab_magics.checking.student import (
     at_line,
     exception_text,
     read_source,
+    source_line,
     syntax_sentence,
 )
 from agentlab_magics.checking.student_process import MEMORY_CAP
@@ -68,6 +73,9 @@ from agentlab_magics.lab.model import ScriptError
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
+# Seconds into each later test at which a check whose test spun out its time looks whether
+# this one is on that line too.
+GLANCE = 0.5
 Launch = Callable[[], StudentProcess]
 
 
@@ -250,6 +258,8 @@ class Trial:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
         self.names = sorted(HARNESS_NAMES | set(lab.names))
+        self.spinning: int | None = None
+        """The line the first test that ran out of time was on, once one has."""
 
     def report(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:
         outcomes: list[TestOutcome] = []
@@ -324,7 +334,8 @@ class Trial:
         fixtures: dict[str, Any] = {"harness": StudentCode(process, PURPOSES)}
         if test.wants_record:
             fixtures["record"] = recorder
-        process.begin(self.timeout, recorder.look)
+        process.begin(self.timeout, recorder.look,
+                      None if self.spinning is None else (GLANCE, self.spinning))
         started, stopped = time.perf_counter(), None
         kind: Outcome
         try:
@@ -349,11 +360,32 @@ class Trial:
                               output=cap(output, OUTPUT_CAP + 100), duration=duration,
                               events=plain(stopped.events)
                               if isinstance(stopped, EventsDiffer) else None)
+        if isinstance(stopped, OutOfTime):
+            self.spun(outcome, stopped)
         outcome.cause = cause_of(outcome)
         return outcome
 
+    def spun(self, outcome: TestOutcome, stopped: OutOfTime) -> None:
+        """Name the line of the student's code a test that ran out of time was on (a line the
+        source has, whatever the process said); the first such line is the one later tests
+        are glanced at for."""
+        line = self._line([stopped.line] if stopped.line is not None else [])
+        if line is None:
+            return
+        source = self._source()
+        text = source_line(source, line).strip()
+        place = "your cell" if self._filename() == CELL else Path(self._filename()).name
+        outcome.spun_on = line
+        outcome.spun_at = f"line {line} of {place}" + (f" (`{cap(text, 80)}`)" if text else "")
+        if not stopped.early and self.spinning is None:
+            self.spinning = line
+
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""
+        if isinstance(exc, OutOfTime) and exc.early:
+            return "timeout", (f"Stopped after {GLANCE:g} s, not waited out: your code was on "
+                               "the line where an earlier test ran out of its "
+                               f"{self.timeout:g} s.")
         if isinstance(exc, OutOfTime):
             return "timeout", (f"This test did not finish within {self.timeout:g} s: your "
                                "code is probably looping forever or waiting for something.")
@@ -381,17 +413,24 @@ class Trial:
             return "failed", str(exc) or "An assertion failed without saying why."
         return "error", f"The run stopped on {exception_text(exc)}"
 
+    def _source(self) -> str:
+        """The student's code as text ("" for a module that has none)."""
+        if isinstance(self.code, Source):
+            return self.code.text
+        return getattr(self.code, "__source__", "") or ""
+
+    def _filename(self) -> str:
+        if isinstance(self.code, Source):
+            return self.code.filename
+        return getattr(self.code, "__file__", "") or ""
+
     def _line(self, lines: list[int]) -> int | None:
         """The deepest line of the student's file an exception went through, if it is one."""
-        source = self.code.text if isinstance(self.code, Source) else getattr(
-            self.code, "__source__", "")
-        count = len((source or "").splitlines())
+        count = len(self._source().splitlines())
         return lines[-1] if lines and 0 < lines[-1] <= max(count, 1) else None
 
     def _at(self, text: str, lines: list[int]) -> str:
-        source = self.code.text if isinstance(self.code, Source) else getattr(
-            self.code, "__source__", "") or ""
-        return at_line(cap(text), self._line(lines), source)
+        return at_line(cap(text), self._line(lines), self._source())
 
 
 __all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",
