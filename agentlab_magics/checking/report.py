@@ -54,6 +54,10 @@ class TestOutcome(BaseModel):
     """The line of the student's file the code was running when the test ran out of time."""
     spun_at: str = ""
     """That line for a sentence: "line 12 of your cell (`while True:`)"."""
+    parting: dict[str, Any] | None = None
+    """A visible test's requests beside the reference's, from the turn where they part
+    (`parting.parting`): {"yours", "expected"} (shapes, "" past a run's end), "first" and
+    "start" (that turn's number)."""
     events: dict[str, Any] | None = None
     """An event stream that differs: {"yours", "expected"} (each a list of short event
     names), "first" (the index where they part) and "problem" (what is wrong there)."""

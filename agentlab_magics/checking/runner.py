@@ -45,6 +45,7 @@ from agentlab_magics.checking.judge import (
     crossing_of,
 )
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
+from agentlab_magics.checking.parting import parting, reference_run
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
     CodeProblem,
@@ -362,6 +363,9 @@ class Trial:
                               if isinstance(stopped, EventsDiffer) else None)
         if isinstance(stopped, OutOfTime):
             self.spun(outcome, stopped)
+        reference = None if test.held_back else reference_run(test.name)
+        if stopped is not None and requests and reference:
+            outcome.parting = parting(requests, sent, reference)
         outcome.cause = cause_of(outcome)
         return outcome
 

@@ -9,6 +9,7 @@ left. Everything from the report is escaped.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -64,13 +65,16 @@ def report_data(report: CheckReport) -> dict[str, Any]:
 
 
 def panels(outcome: TestOutcome) -> dict[str, Any]:
-    """The drawings of one failing run: the events beside the expected ones, the requests it
-    sent, its record; only those it has."""
+    """The drawings of one failing run: the events beside the expected ones, its requests
+    beside the reference's from where they part, the requests it sent, its record; only those
+    it has."""
     drawn: dict[str, Any] = {}
     if outcome.events and "expected" in outcome.events:
         drawn["events"] = outcome.events
     if not_written(outcome.message):
         return drawn
+    if outcome.parting:
+        drawn["parting"] = outcome.parting
     if outcome.requests:
         drawn["sent"] = sent_data(outcome)
     if outcome.record:
@@ -163,10 +167,13 @@ def report_html(data: dict[str, Any]) -> str:
 
 
 def panels_html(drawn: dict[str, Any]) -> str:
-    """The drawings a test or a cause holds, in order: events, requests sent, record."""
+    """The drawings a test or a cause holds, in order: events, the parting from the reference,
+    requests sent, record."""
     parts = []
     if "events" in drawn:
-        parts.append(events_html(drawn["events"]))
+        parts.append(side_by_side_html(drawn["events"], EVENTS))
+    if "parting" in drawn:
+        parts.append(side_by_side_html(drawn["parting"], PARTING))
     if "sent" in drawn:
         parts.append(sent_html(drawn["sent"]))
     if "transcript" in drawn:
@@ -183,26 +190,51 @@ def event_rows(events: dict[str, Any]) -> list[tuple[str, str, bool]]:
             for index in range(max(len(yours), len(expected)))]
 
 
-def events_html(events: dict[str, Any]) -> str:
-    """The events a run told beside the ones expected, the first place they part marked."""
-    parts = ['<table class="al-events"><caption class="al-title">The events your run told, '
-             'beside the expected ones</caption><thead><tr><th>#</th><th>yours</th>'
-             '<th>expected</th></tr></thead><tbody>']
-    for number, (mine, wanted, parted) in enumerate(event_rows(events), start=1):
-        mark = ' class="al-parts"' if number - 1 == events["first"] else (
+@dataclass(frozen=True)
+class SideBySide:
+    """How a run beside the one expected is drawn: the table's classes, its caption (a
+    parting's summary follows it), its column heads, and what an empty side reads."""
+
+    css: str
+    caption: str
+    heads: tuple[str, str, str]
+    blank: str = ""
+
+
+EVENTS = SideBySide("al-events", "The events your run told, beside the expected ones",
+                    ("#", "yours", "expected"))
+PARTING = SideBySide("al-events al-parting", "Where your run parts from the reference's",
+                     ("turn", "your request", "the reference's"), blank="(no request)")
+
+
+def _caption(rows: dict[str, Any], kind: SideBySide) -> str:
+    return f'{kind.caption}. {rows["summary"]}' if rows.get("summary") else kind.caption
+
+
+def side_by_side_html(rows: dict[str, Any], kind: SideBySide) -> str:
+    """A run beside the expected one, numbered from its "start", the first place they part
+    marked."""
+    heads = "".join(f"<th>{escape(head)}</th>" for head in kind.heads)
+    parts = [f'<table class="{kind.css}"><caption class="al-title">'
+             f'{escape(_caption(rows, kind))}</caption><thead><tr>{heads}</tr></thead><tbody>']
+    for index, (mine, wanted, parted) in enumerate(event_rows(rows)):
+        mark = ' class="al-parts"' if index == rows["first"] else (
             ' class="al-after"' if parted else "")
-        parts.append(f'<tr{mark}><td class="al-index">{number}</td><td><code>{escape(mine)}'
-                     f'</code></td><td><code>{escape(wanted)}</code></td></tr>')
+        parts.append(f'<tr{mark}><td class="al-index">{index + rows.get("start", 1)}</td>'
+                     f'<td><code>{escape(mine or kind.blank)}</code></td>'
+                     f'<td><code>{escape(wanted or kind.blank)}</code></td></tr>')
     parts.append("</tbody></table>")
     return "".join(parts)
 
 
-def events_text(events: dict[str, Any], indent: str = "") -> str:
-    """The events beside the expected ones as text lines, "→" at the first that parts."""
-    lines = ["The events your run told, beside the expected ones:"]
-    for number, (mine, wanted, _) in enumerate(event_rows(events), start=1):
-        pointer = "→" if number - 1 == events["first"] else " "
-        lines.append(f"{pointer} {number:>2}. {mine:<16} {wanted}")
+def side_by_side_text(rows: dict[str, Any], kind: SideBySide, indent: str = "") -> str:
+    """A run beside the expected one as text lines, "→" at the first place they part."""
+    caption = _caption(rows, kind)
+    lines = [caption if caption.endswith(".") else f"{caption}:"]
+    for index, (mine, wanted, _) in enumerate(event_rows(rows)):
+        pointer = "→" if index == rows["first"] else " "
+        lines.append(f"{pointer} {index + rows.get('start', 1):>2}. {mine or kind.blank:<16} "
+                     f"{wanted or kind.blank}")
     return "\n".join(indent + line for line in lines)
 
 
@@ -266,7 +298,9 @@ def panels_text(outcome: TestOutcome, drawn: dict[str, Any], indent: str) -> lis
     """The drawings a test or a cause holds, as text."""
     lines = []
     if "events" in drawn:
-        lines.append(events_text(drawn["events"], indent))
+        lines.append(side_by_side_text(drawn["events"], EVENTS, indent))
+    if "parting" in drawn:
+        lines.append(side_by_side_text(drawn["parting"], PARTING, indent))
     if "sent" in drawn:
         lines.append(sent_text(drawn["sent"], indent))
     if "transcript" in drawn:

@@ -586,28 +586,37 @@ function renderSent(parent, sent) {
   parent.append(block);
 }
 
-// The events a run told beside the expected ones, the first place they part marked.
-function renderEvents(parent, events) {
-  const table = node("table", "al-events");
-  table.append(node("caption", "al-title", "The events your run told, beside the expected ones"));
+// A run beside the expected one, numbered from its start, the first place they part marked:
+// the events a run told, or its requests beside the reference's (report_view.SideBySide).
+const EVENTS = { css: "al-events", caption: "The events your run told, beside the expected ones",
+  heads: ["#", "yours", "expected"], blank: "" };
+const PARTING = { css: "al-events al-parting", caption: "Where your run parts from the reference's",
+  heads: ["turn", "your request", "the reference's"], blank: "(no request)" };
+
+function renderSideBySide(parent, rows, kind) {
+  const table = node("table", kind.css);
+  table.append(node("caption", "al-title",
+    rows.summary ? `${kind.caption}. ${rows.summary}` : kind.caption));
   const head = node("tr");
-  head.append(node("th", "", "#"), node("th", "", "yours"), node("th", "", "expected"));
+  head.append(...kind.heads.map((text) => node("th", "", text)));
   table.append(head);
-  const rows = Math.max(events.yours.length, events.expected.length);
-  for (let index = 0; index < rows; index++) {
-    const parts = index === events.first ? "al-parts" : index > events.first ? "al-after" : "";
+  const count = Math.max(rows.yours.length, rows.expected.length);
+  for (let index = 0; index < count; index++) {
+    const parts = index === rows.first ? "al-parts" : index > rows.first ? "al-after" : "";
     const row = node("tr", parts);
-    const cell = (text) => { const td = node("td"); td.append(node("code", "", text || "")); return td; };
-    row.append(node("td", "al-index", String(index + 1)), cell(events.yours[index]),
-      cell(events.expected[index]));
+    const cell = (text) => { const td = node("td"); td.append(node("code", "", text || kind.blank)); return td; };
+    row.append(node("td", "al-index", String(index + (rows.start || 1))), cell(rows.yours[index]),
+      cell(rows.expected[index]));
     table.append(row);
   }
   parent.append(table);
 }
 
-// The drawings of a test or a shared cause: events, requests sent, record.
+// The drawings of a test or a shared cause: events, the parting from the reference, requests
+// sent, record.
 function renderPanels(parent, drawn, cleanups) {
-  if (drawn.events) renderEvents(parent, drawn.events);
+  if (drawn.events) renderSideBySide(parent, drawn.events, EVENTS);
+  if (drawn.parting) renderSideBySide(parent, drawn.parting, PARTING);
   if (drawn.sent) renderSent(parent, drawn.sent);
   if (drawn.transcript) cleanups.push(renderTranscript(parent, drawn.transcript));
 }
@@ -634,7 +643,7 @@ function renderReport(host, data) {
     item.dataset.test = test.name;
     const heading = [node("span", "al-mark", test.mark),
       node("span", "al-sentence", test.sentence)];
-    if (test.message || test.transcript || test.sent || test.events) {
+    if (test.message || test.transcript || test.sent || test.events || test.parting) {
       const details = node("details");
       details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
       const summary = node("summary");

@@ -116,7 +116,7 @@ def test_no_failing_message_names_a_wrong_cause(mutant, lead, wrong, check):
 @pytest.mark.parametrize(("mutant", "lead", "wrong"), CASES, ids=[c[0].name for c in CASES])
 def test_each_shared_cause_is_drawn_once(mutant, lead, wrong, check):
     data = report_data(check(mutant))
-    drawings = ("events", "sent", "transcript")
+    drawings = ("events", "parting", "sent", "transcript")
     shared = {name for cause in data["causes"] for name in cause["tests"]}
     assert not [t["name"] for t in data["tests"]
                 if t["name"] in shared and any(key in t for key in drawings)]
@@ -133,6 +133,16 @@ def test_an_event_stream_that_differs_is_drawn_as_events_first_difference_marked
     from agentlab_magics.widgets.report_view import report_html
 
     assert report_html(data).count('class="al-parts"') == 1
+
+
+def test_a_visible_test_that_goes_on_is_drawn_beside_the_reference_from_where_they_part(check):
+    data = report_data(check(CASES[0][0]))  # lesson 3 with no return
+    assert data["causes"][0]["parting"] == {
+        "yours": ["U A"], "expected": [""], "first": 0, "start": 2,
+        "summary": "The reference stops after 1 call; yours went on to 2."}
+    from agentlab_magics.widgets.report_view import report_html
+
+    assert report_html(data).count("al-parting") == 1
 
 
 def test_there_are_the_issues_cases_and_at_least_twenty_more():
