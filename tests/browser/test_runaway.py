@@ -1,8 +1,8 @@
 """Runaway code in real JupyterLab: a `%%check` of lesson 5 whose loop retries a failed reply
-with `continue` gets its cap sentence instead of a timeout, while the kernel with all its
-processes stays under 500 MB; a check whose harness hangs shows each test's mark as it
-finishes, and Kernel > Interrupt stops it within seconds with one sentence, its child gone and
-the kernel idle again.
+with `continue` is stopped by a cap, its line naming the reply it went on after, with no
+timeout, while the kernel with all its processes stays under 500 MB; a check whose harness
+hangs shows each test's mark as it finishes, and Kernel > Interrupt stops it within seconds
+with one sentence, its child gone and the kernel idle again.
 """
 
 from __future__ import annotations

@@ -185,8 +185,8 @@ SPIN_LINE = ECHO.splitlines().index("def spin():") + 2  # its `while True:`
 @pytest.fixture
 def student():
     process = StudentProcess.local()
-    process.load(ECHO, "<echo>", "echo", ["echo", "appender", "maker", "caller", "spin", "shown", "nap"],
-                 [], 10.0)
+    process.load(ECHO, "<echo>", "echo",
+                 ["echo", "appender", "maker", "caller", "spin", "shown", "nap"], [], 10.0)
     process.begin(10.0)
     yield process
     process.kill()

@@ -64,10 +64,10 @@ def test_the_package_ships_the_reference_runs_of_visible_tests_only_as_small_sha
 
 
 def test_the_static_report_draws_the_parting_once_escaped():
+    parted = {"yours": ["<b>U</b>"], "expected": [""], "first": 0, "start": 2,
+              "summary": "The reference stops after 1 call; yours went on to <i>2</i>."}
     outcome = TestOutcome(name="test_x", sentence="s", outcome="failed", message="m",
-                          requests=sent("U", "<b>U</b>"), requests_sent=2, parting={"yours": ["<b>U</b>"], "expected": [""], "first": 0,
-                                   "start": 2, "summary": "The reference stops after 1 call; "
-                                   "yours went on to <i>2</i>."})
+                          requests=sent("U", "<b>U</b>"), requests_sent=2, parting=parted)
     html = ReportView(CheckReport(lab_id="lesson3", title="t", outcomes=[outcome]),
                       static=True).to_html()
     assert html.count('class="al-events al-parting"') == 1 and "<b>U" not in html
