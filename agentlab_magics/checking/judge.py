@@ -18,8 +18,9 @@ that breaks the protocol, dies, or outlives the test's time fails the test with 
 (`Stopped`) and is killed, and the next test gets a fresh one. Before a process that ran out
 of time is killed, the judge asks it (SIGUSR1) which line of the student's file it was running:
 its answer, the student's word, only names a line in the sentence (`OutOfTime.line`), and one
-that does not answer gets no line. A test may also be given a glance: at that time, the process
-is asked its line, and the test stops there if it is the line an earlier test spun on.
+that does not answer gets no line. A test may also be given a `Glance`: the process is asked its
+line every so often, and the test stops once two looks in a row find it on the line an earlier
+test spun on with no message from it between (a run that makes progress talks to the judge).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class Stopped(BaseException):
 class OutOfTime(Stopped):
     """The test's time ran out while the student process had the turn: `line` is the line of
     the student's file it said it was running (None if it said none), and `early` is true when
-    the test was stopped at a glance, on the line an earlier test spun on."""
+    a `Glance` stopped the test, still on the line an earlier test spun on."""
 
     def __init__(self, sentence: str, line: int | None = None, early: bool = False) -> None:
         super().__init__(sentence)
@@ -102,6 +103,18 @@ class Ended(Stopped):
 
 class Unreadable(Stopped):
     """The student process sent something the protocol does not allow."""
+
+
+@dataclass
+class Glance:
+    """Looks at a test's process every `every` seconds (the next at `next`): once two looks in
+    a row find it on `line`, with no message from it between, the test is stopped."""
+
+    line: int
+    every: float
+    next: float
+    asked: bool = False  # a look waits for its answer
+    seen: bool = False   # the last look found it on `line`, and it has said nothing since
 
 
 class RecordCap(CapReached):
@@ -386,8 +399,7 @@ class StudentProcess:
         self.deadline: float | None = None
         self.on_message: Callable[[], None] | None = None
         self.answers = False  # whether the process the judge signals is the one that answers
-        self.glance: tuple[float, int] | None = None
-        self.asked: int | None = None  # the line a glance waits for, once the process is asked
+        self.glance: Glance | None = None
         self._reset_tables()
 
     def _reset_tables(self) -> None:
@@ -465,13 +477,13 @@ class StudentProcess:
     def begin(self, seconds: float, on_message: Callable[[], None] | None = None,
               glance: tuple[float, int] | None = None) -> None:
         """A test starts: it has `seconds` in all; `on_message` runs after every message. With
-        `glance` (after, line): `after` seconds in, the process is asked its line, and the test
-        stops (OutOfTime, early) if it is running `line`."""
+        `glance` (every, line), a `Glance` looks at the process every `every` seconds and stops
+        the test (OutOfTime, early) once it stays on `line`."""
         now = time.monotonic()
         self.deadline = now + seconds
         self.on_message = on_message
-        self.glance = (now + glance[0], glance[1]) if glance and self.answers else None
-        self.asked = None
+        self.glance = (Glance(glance[1], glance[0], now + glance[0])
+                       if glance and self.answers else None)
 
     def end(self) -> str:
         """The test is over: what the code printed during it; the student process forgets the
@@ -487,7 +499,7 @@ class StudentProcess:
             except (OSError, FrameLate):
                 self.kill()
         self._reset_tables()
-        self.deadline, self.on_message, self.glance, self.asked = None, None, None, None
+        self.deadline, self.on_message, self.glance = None, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
@@ -634,31 +646,37 @@ class StudentProcess:
         return said
 
     def _frame(self) -> Any:
-        """The next frame but a line said: at the glance's time the process is asked its line,
-        and the test stops if it says the glance's line (else goes on). A line said late, for a
-        glance of an earlier test, is passed over; one said with no deadline running breaks
-        the protocol (a process saying lines costs only its test's time)."""
+        """The next frame but a line said. At each of the glance's times the process is asked
+        its line; the test stops when two answers in a row are the glance's line with no other
+        message between. A line said unasked (late, for an earlier look) is passed over; one
+        said with no deadline running breaks the protocol (saying lines costs only the test's
+        own time)."""
         while True:
             deadline, glance = self.deadline, self.glance
             if deadline is not None and time.monotonic() >= deadline:
                 raise FrameLate("the deadline passed")
+            until = deadline if glance is None or deadline is None else min(deadline, glance.next)
             try:
-                raw = self.reader.frame(min(deadline, glance[0]) if glance and deadline
-                                        else deadline, hook=self.incoming)
+                raw = self.reader.frame(until, hook=self.incoming)
             except FrameLate:
                 if glance is None or deadline is None:
                     raise
-                self.asked, self.glance = glance[1], None
+                glance.next, glance.asked = time.monotonic() + glance.every, True
                 self._ask_line()
                 continue
             if type(raw) is not dict or raw.get("k") != "spun":
+                if glance is not None:
+                    glance.seen = False
                 return raw
             line = Spun.model_validate(raw).line
-            if self.deadline is None:
+            if deadline is None:
                 raise KeyError("spun")
-            asked, self.asked = self.asked, None
-            if line == asked:
+            if glance is None or not glance.asked:
+                continue
+            glance.asked = False
+            if line == glance.line and glance.seen:
                 raise self.broken(OutOfTime("spins", line, early=True))
+            glance.seen = line == glance.line
 
     def last_line(self) -> int | None:
         """The line of the student's file a process out of time says it was running (within

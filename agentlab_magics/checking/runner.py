@@ -9,8 +9,9 @@ module, as `judge.StudentCode`; a missing name fails with a sentence) and `recor
 list a run appended to, and its model, for the report).
 
 A test that runs out of time names the line of the student's code it was spinning on; once one
-has, every later test of the check is glanced at (`GLANCE` seconds in) and stopped there if it
-is on that same line, rather than waited out, and its sentence says so.
+has, every later test of the check is looked at every `GLANCE` seconds and stopped, rather than
+waited out, once two looks in a row find it on that same line having done nothing else between
+(`judge.Glance`); its sentence says so.
 
 A lab's own tests come first; then, for a lab that builds on earlier ones, the visible tests
 of those labs that read only names its file still holds, each under its group's heading
@@ -74,8 +75,8 @@ from agentlab_magics.lab.model import ScriptError
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
-# Seconds into each later test at which a check whose test spun out its time looks whether
-# this one is on that line too.
+# Seconds between two looks at a later test of a check whose test spun out its time on a line:
+# two looks in a row on that line, with no message between, stop the test.
 GLANCE = 0.5
 Launch = Callable[[], StudentProcess]
 
@@ -387,9 +388,9 @@ class Trial:
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""
         if isinstance(exc, OutOfTime) and exc.early:
-            return "timeout", (f"Stopped after {GLANCE:g} s, not waited out: your code was on "
-                               "the line where an earlier test ran out of its "
-                               f"{self.timeout:g} s.")
+            return "timeout", (f"Stopped after about {2 * GLANCE:g} s, not waited out: your "
+                               "code stayed on the line where an earlier test ran out of its "
+                               f"{self.timeout:g} s, doing nothing else.")
         if isinstance(exc, OutOfTime):
             return "timeout", (f"This test did not finish within {self.timeout:g} s: your "
                                "code is probably looping forever or waiting for something.")
