@@ -83,7 +83,7 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
         report = run(lab_id, module, source=source, on_outcome=arrived,
                      timeout=TIME_LIMIT if timeout is None else timeout, launch=spares.take)
     except KeyboardInterrupt:
-        return _stopped(lab_id, len(finished))
+        return _stopped(lab_id, finished)
     finally:
         spares.refill(processes_per_check(lab_id))
     if report.problem is None:
@@ -96,12 +96,14 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
     return report
 
 
-def _stopped(lab_id: str, finished: int) -> CheckReport:
-    """The report of a check stopped by an interrupt after `finished` tests."""
+def _stopped(lab_id: str, finished: list[TestOutcome]) -> CheckReport:
+    """The report of a check stopped by an interrupt: the tests that had finished, as they
+    went, and a problem that says the rest did not run (nothing is recorded)."""
     lab = find_lab(lab_id)
-    return CheckReport(lab_id=lab.id, title=lab.title, problem=(
-        f"You stopped the check (Interrupt) after {finished} of {_test_count(lab_id)} tests "
-        "had finished, so nothing was recorded. Run the cell again to check your code."))
+    return CheckReport(lab_id=lab.id, title=lab.title, outcomes=finished, problem=(
+        f"You stopped the check (Interrupt) after {len(finished)} of {_test_count(lab_id)} "
+        "tests had finished: their results are below, and nothing was recorded. Run the cell "
+        "again to check your code."))
 
 
 def _test_count(lab_id: str) -> int:

@@ -15,7 +15,12 @@ calls run in the student process.
 Everything the student process sends is bounded (`wire` caps a frame's bytes and a value's
 depth; `CROSSING_CAP` the calls back one test may make) and validated (`protocol`); a process
 that breaks the protocol, dies, or outlives the test's time fails the test with a sentence
-(`Stopped`) and is killed, and the next test gets a fresh one.
+(`Stopped`) and is killed, and the next test gets a fresh one. Before a process that ran out
+of time is killed, the judge asks it (SIGUSR1) which line of the student's file it was running:
+its answer, the student's word, only names a line in the sentence (`OutOfTime.line`), and one
+that does not answer gets no line. A test may also be given a `Glance`: the process is asked its
+line every so often, and the test stops once two looks in a row find it on the line an earlier
+test spun on with no message from it between (a run that makes progress talks to the judge).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from agentlab_magics.checking.protocol import (
     Loaded,
     Raised,
     Read,
+    Spun,
     Value,
 )
 from agentlab_magics.checking.student import NotWrittenYet
@@ -64,6 +70,7 @@ STUDENT_MODULE = "agentlab_magics.checking.student_process"
 START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
 SEND_LIMIT = 5.0          # seconds a message waits for room in the pipe when no test runs
 CLOSE_LIMIT = 0.5         # seconds a student process has to end on its own (its atexit)
+LINE_LIMIT = 0.5          # seconds a student process out of time has to say its line
 # A student process's environment beyond its judge's: two malloc arenas, not one a thread
 # (each reserves 64 MB of the address space its memory cap counts)
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
@@ -81,7 +88,13 @@ class Stopped(BaseException):
 
 
 class OutOfTime(Stopped):
-    """The test's time ran out while the student process had the turn."""
+    """The test's time ran out while the student process had the turn: `line` is the line of
+    the student's file it said it was running (None if it said none), and `early` is true when
+    a `Glance` stopped the test, still on the line an earlier test spun on."""
+
+    def __init__(self, sentence: str, line: int | None = None, early: bool = False) -> None:
+        super().__init__(sentence)
+        self.line, self.early = line, early
 
 
 class Ended(Stopped):
@@ -90,6 +103,18 @@ class Ended(Stopped):
 
 class Unreadable(Stopped):
     """The student process sent something the protocol does not allow."""
+
+
+@dataclass
+class Glance:
+    """Looks at a test's process every `every` seconds (the next at `next`): once two looks in
+    a row find it on `line`, with no message from it between, the test is stopped."""
+
+    line: int
+    every: float
+    next: float
+    asked: bool = False  # a look waits for its answer
+    seen: bool = False   # the last look found it on `line`, and it has said nothing since
 
 
 class RecordCap(CapReached):
@@ -373,6 +398,8 @@ class StudentProcess:
         self.elsewhere: dict[str, str] = {}
         self.deadline: float | None = None
         self.on_message: Callable[[], None] | None = None
+        self.answers = False  # whether the process the judge signals is the one that answers
+        self.glance: Glance | None = None
         self._reset_tables()
 
     def _reset_tables(self) -> None:
@@ -442,14 +469,21 @@ class StudentProcess:
         if not isinstance(said, Hello) or said.version != VERSION:
             raise self.broken(Unreadable("The process that runs your code did not start as "
                                          "the checker expects: reinstall agentlab_magics."))
+        self.answers = said.pid == self.pid  # a sandbox runs it in a process of its own
         self.deadline = None
 
     # -- a test -----------------------------------------------------------------------------
 
-    def begin(self, seconds: float, on_message: Callable[[], None] | None = None) -> None:
-        """A test starts: it has `seconds` in all; `on_message` runs after every message."""
-        self.deadline = time.monotonic() + seconds
+    def begin(self, seconds: float, on_message: Callable[[], None] | None = None,
+              glance: tuple[float, int] | None = None) -> None:
+        """A test starts: it has `seconds` in all; `on_message` runs after every message. With
+        `glance` (every, line), a `Glance` looks at the process every `every` seconds and stops
+        the test (OutOfTime, early) once it stays on `line`."""
+        now = time.monotonic()
+        self.deadline = now + seconds
         self.on_message = on_message
+        self.glance = (Glance(glance[1], glance[0], now + glance[0])
+                       if glance and self.answers else None)
 
     def end(self) -> str:
         """The test is over: what the code printed during it; the student process forgets the
@@ -465,7 +499,7 @@ class StudentProcess:
             except (OSError, FrameLate):
                 self.kill()
         self._reset_tables()
-        self.deadline, self.on_message = None, None
+        self.deadline, self.on_message, self.glance = None, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
@@ -578,7 +612,7 @@ class StudentProcess:
         tree (`tree_shaped`); else the message is refused and nothing it wrote stays."""
         self.coming.clear()
         try:
-            raw = self.reader.frame(self.deadline, hook=self.incoming)
+            raw = self._frame()
             said = FROM_STUDENT.validate_python(raw)
             self.synced(raw["sync"])
             written = self.write_back()
@@ -589,7 +623,7 @@ class StudentProcess:
                 self.put_back(written)
                 raise
         except FrameLate:
-            raise self.broken(OutOfTime("time")) from None
+            raise self.broken(OutOfTime("time", self.last_line())) from None
         except PeerGone:
             raise self.ended() from None
         except (WireError, OSError) as exc:
@@ -610,6 +644,62 @@ class StudentProcess:
         if self.on_message is not None:
             self.on_message()
         return said
+
+    def _frame(self) -> Any:
+        """The next frame but a line said. At each of the glance's times the process is asked
+        its line; the test stops when two answers in a row are the glance's line with no other
+        message between. A line said unasked (late, for an earlier look) is passed over; one
+        said with no deadline running breaks the protocol (saying lines costs only the test's
+        own time)."""
+        while True:
+            deadline, glance = self.deadline, self.glance
+            if deadline is not None and time.monotonic() >= deadline:
+                raise FrameLate("the deadline passed")
+            until = deadline if glance is None or deadline is None else min(deadline, glance.next)
+            try:
+                raw = self.reader.frame(until, hook=self.incoming)
+            except FrameLate:
+                if glance is None or deadline is None:
+                    raise
+                glance.next, glance.asked = time.monotonic() + glance.every, True
+                self._ask_line()
+                continue
+            if type(raw) is not dict or raw.get("k") != "spun":
+                if glance is not None:
+                    glance.seen = False
+                return raw
+            line = Spun.model_validate(raw).line
+            if deadline is None:
+                raise KeyError("spun")
+            if glance is None or not glance.asked:
+                continue
+            glance.asked = False
+            if line == glance.line and glance.seen:
+                raise self.broken(OutOfTime("spins", line, early=True))
+            glance.seen = line == glance.line
+
+    def last_line(self) -> int | None:
+        """The line of the student's file a process out of time says it was running (within
+        LINE_LIMIT; other messages it sends meanwhile are left unread), or None."""
+        if not (self.alive and self.answers and self._ask_line()):
+            return None
+        until = time.monotonic() + LINE_LIMIT
+        while time.monotonic() < until:
+            try:
+                raw = self.reader.frame(until)
+                if type(raw) is dict and raw.get("k") == "spun":
+                    return Spun.model_validate(raw).line
+            except (WireError, OSError, ValidationError):
+                return None
+        return None
+
+    def _ask_line(self) -> bool:
+        """Signal the process to say its line; whether the signal went."""
+        try:
+            os.kill(self.pid, signal.SIGUSR1)
+        except OSError:
+            return False
+        return True
 
     def keep_printed(self, text: str) -> None:
         room = max(OUTPUT_CAP - self.printed_size, 0)

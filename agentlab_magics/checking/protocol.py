@@ -90,7 +90,15 @@ class Cap(_FromStudent):
     edges: list[Any]
 
 
-FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Read | Cap,
+class Spun(_FromStudent):
+    """The line of the student's file the code was running when the judge asked (SIGUSR1):
+    the student's word, which only names a line in a sentence."""
+
+    k: Literal["spun"]
+    line: int
+
+
+FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Read | Cap | Spun,
                         Field(discriminator="k")]
 FROM_STUDENT: TypeAdapter[Any] = TypeAdapter(FromStudent)
 

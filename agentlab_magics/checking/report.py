@@ -3,9 +3,12 @@ widget."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from agentlab_magics.checking.diagnosis import Cause
 
 Outcome = Literal["passed", "failed", "error", "timeout"]
 # Each mark is a character the DejaVu fonts hold (the fonts Debian's chromium falls back on),
@@ -48,6 +51,20 @@ class TestOutcome(BaseModel):
     group: str = ""
     """The heading an earlier lab's test that still holds is shown under, such as "Still
     holds from lesson 3"; empty for the lab's own tests."""
+    cause: str = ""
+    """Why it failed, read off its run's evidence (`diagnosis.cause_of`); failures with one
+    cause are shown as one."""
+    spun_on: int | None = None
+    """The line of the student's file the code was running when the test ran out of time."""
+    spun_at: str = ""
+    """That line for a sentence: "line 12 of your cell (`while True:`)"."""
+    parting: dict[str, Any] | None = None
+    """A visible test's requests beside the reference's, from the turn where they part
+    (`parting.parting`): {"yours", "expected"} (shapes, "" past a run's end), "first" and
+    "start" (that turn's number)."""
+    events: dict[str, Any] | None = None
+    """An event stream that differs: {"yours", "expected"} (each a list of short event
+    names), "first" (the index where they part) and "problem" (what is wrong there)."""
 
     @property
     def passed(self) -> bool:
@@ -78,6 +95,12 @@ class CheckReport(BaseModel):
     @property
     def all_passed(self) -> bool:
         return self.problem is None and self.total > 0 and self.passed == self.total
+
+    def causes(self) -> list[Cause]:
+        """The failures grouped by cause, each with its lead sentence (`diagnosis`)."""
+        from agentlab_magics.checking.diagnosis import causes
+
+        return causes(self)
 
     def summary(self) -> str:
         """The report in a line. Where a test failed and earlier lessons' tests ran too (those

@@ -8,6 +8,11 @@ or their verdicts. The tests are plain functions taking the fixtures `harness` (
 module, as `judge.StudentCode`; a missing name fails with a sentence) and `record` (keeps the
 list a run appended to, and its model, for the report).
 
+A test that runs out of time names the line of the student's code it was spinning on; once one
+has, every later test of the check is looked at every `GLANCE` seconds and stopped, rather than
+waited out, once two looks in a row find it on that same line having done nothing else between
+(`judge.Glance`); its sentence says so.
+
 A lab's own tests come first; then, for a lab that builds on earlier ones, the visible tests
 of those labs that read only names its file still holds, each under its group's heading
 ("Still holds from lesson 3"): what a later lesson must not break.
@@ -20,6 +25,7 @@ import importlib
 import inspect
 import math
 import os
+import re
 import time
 import types
 from collections.abc import Callable
@@ -28,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT
+from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
 from agentlab_magics.checking.judge import (
     OUTPUT_CAP,
     Ended,
@@ -39,6 +46,7 @@ from agentlab_magics.checking.judge import (
     crossing_of,
 )
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
+from agentlab_magics.checking.parting import parting, reference_run
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
     CodeProblem,
@@ -46,6 +54,7 @@ from agentlab_magics.checking.student import (
     at_line,
     exception_text,
     read_source,
+    source_line,
     syntax_sentence,
 )
 from agentlab_magics.checking.student_process import MEMORY_CAP
@@ -53,6 +62,7 @@ from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
 from agentlab_magics.course.labtests import reads
+from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -60,10 +70,14 @@ from agentlab_magics.lab.caps import (
     reached,
     record_too_long,
 )
+from agentlab_magics.lab.model import ScriptError
 
 CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
+# Seconds between two looks at a later test of a check whose test spun out its time on a line:
+# two looks in a row on that line, with no message between, stop the test.
+GLANCE = 0.5
 Launch = Callable[[], StudentProcess]
 
 
@@ -130,6 +144,22 @@ def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
                     if test.name not in own and reads(test.function) <= holds]
         own = own | {test.name for test in carried}
     return carried
+
+
+def ran_on(stopped: BaseException | None) -> bool:
+    """Whether a test stopped because the run went on past its end: a cap on calls or on the
+    record was reached, or the test's script had no reply left."""
+    crossed = crossing_of(stopped) if stopped is not None else None
+    return isinstance(stopped, CapReached) or (
+        crossed is not None and crossed.type == "ScriptError"
+        and crossed.module == ScriptError.__module__)
+
+
+def used_up(text: str) -> str:
+    """The facts of a script used up ("its replies ran out at model call 3"), never its advice
+    to add a step: the script is the test's, not the student's."""
+    found = re.search(r"this is model call (\d+)", text)
+    return f"its replies ran out at model call {found.group(1)}" if found else "its replies ran out"
 
 
 def _tests_of(module: types.ModuleType) -> list[LabTest]:
@@ -231,6 +261,8 @@ class Trial:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
         self.names = sorted(HARNESS_NAMES | set(lab.names))
+        self.spinning: int | None = None
+        """The line the first test that ran out of time was on, once one has."""
 
     def report(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:
         outcomes: list[TestOutcome] = []
@@ -305,7 +337,8 @@ class Trial:
         fixtures: dict[str, Any] = {"harness": StudentCode(process, PURPOSES)}
         if test.wants_record:
             fixtures["record"] = recorder
-        process.begin(self.timeout, recorder.look)
+        process.begin(self.timeout, recorder.look,
+                      None if self.spinning is None else (GLANCE, self.spinning))
         started, stopped = time.perf_counter(), None
         kind: Outcome
         try:
@@ -321,14 +354,45 @@ class Trial:
         output = process.end()
         record, omitted, complaints = recorder.kept(stopped)
         requests, sent = sent_requests(recorder.model)
-        return TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
-                           outcome=kind, message=cap(message), record=record,
-                           record_omitted=omitted, record_complaints=complaints,
-                           requests=requests, requests_sent=sent,
-                           output=cap(output, OUTPUT_CAP + 100), duration=duration)
+        went_on = went_on_after(record, requests)
+        if went_on is not None and ran_on(stopped):
+            message = went_on_evidence(*went_on)
+        outcome = TestOutcome(name=test.name, sentence=test.sentence, group=test.group,
+                              outcome=kind, message=cap(message), record=record,
+                              record_omitted=omitted, record_complaints=complaints,
+                              requests=requests, requests_sent=sent,
+                              output=cap(output, OUTPUT_CAP + 100), duration=duration,
+                              events=plain(stopped.events)
+                              if isinstance(stopped, EventsDiffer) else None)
+        if isinstance(stopped, OutOfTime):
+            self.spun(outcome, stopped)
+        reference = None if test.held_back else reference_run(test.name)
+        if stopped is not None and requests and reference:
+            outcome.parting = parting(requests, sent, reference)
+        outcome.cause = cause_of(outcome)
+        return outcome
+
+    def spun(self, outcome: TestOutcome, stopped: OutOfTime) -> None:
+        """Name the line of the student's code a test that ran out of time was on (a line the
+        source has, whatever the process said); the first such line is the one later tests
+        are glanced at for."""
+        line = self._line([stopped.line] if stopped.line is not None else [])
+        if line is None:
+            return
+        source = self._source()
+        text = source_line(source, line).strip()
+        place = "your cell" if self._filename() == CELL else Path(self._filename()).name
+        outcome.spun_on = line
+        outcome.spun_at = f"line {line} of {place}" + (f" (`{cap(text, 80)}`)" if text else "")
+        if not stopped.early and self.spinning is None:
+            self.spinning = line
 
     def judged(self, exc: BaseException) -> tuple[Outcome, str]:
         """What a test's exception means, in a sentence."""
+        if isinstance(exc, OutOfTime) and exc.early:
+            return "timeout", (f"Stopped after about {2 * GLANCE:g} s, not waited out: your "
+                               "code stayed on the line where an earlier test ran out of its "
+                               f"{self.timeout:g} s, doing nothing else.")
         if isinstance(exc, OutOfTime):
             return "timeout", (f"This test did not finish within {self.timeout:g} s: your "
                                "code is probably looping forever or waiting for something.")
@@ -342,6 +406,10 @@ class Trial:
         if crossed is not None:
             if crossed.type == "MemoryError" and crossed.module == "builtins":
                 return "error", memory_ran_out(MEMORY_CAP >> 20)
+            if crossed.type == "ScriptError" and crossed.module == ScriptError.__module__:
+                return "error", ("Your code called the model more times than this run needs "
+                                 f"({used_up(crossed.text)}): look at what makes run_agent "
+                                 "call the model again.")
             text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
             lineno = self._line(crossed.lines)
             who = "Your code raised" if lineno else "The run stopped on"
@@ -352,17 +420,24 @@ class Trial:
             return "failed", str(exc) or "An assertion failed without saying why."
         return "error", f"The run stopped on {exception_text(exc)}"
 
+    def _source(self) -> str:
+        """The student's code as text ("" for a module that has none)."""
+        if isinstance(self.code, Source):
+            return self.code.text
+        return getattr(self.code, "__source__", "") or ""
+
+    def _filename(self) -> str:
+        if isinstance(self.code, Source):
+            return self.code.filename
+        return getattr(self.code, "__file__", "") or ""
+
     def _line(self, lines: list[int]) -> int | None:
         """The deepest line of the student's file an exception went through, if it is one."""
-        source = self.code.text if isinstance(self.code, Source) else getattr(
-            self.code, "__source__", "")
-        count = len((source or "").splitlines())
+        count = len(self._source().splitlines())
         return lines[-1] if lines and 0 < lines[-1] <= max(count, 1) else None
 
     def _at(self, text: str, lines: list[int]) -> str:
-        source = self.code.text if isinstance(self.code, Source) else getattr(
-            self.code, "__source__", "") or ""
-        return at_line(cap(text), self._line(lines), source)
+        return at_line(cap(text), self._line(lines), self._source())
 
 
 __all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",

@@ -160,7 +160,7 @@ def syntax_sentence(exc: SyntaxError, source: str) -> str:
     name = Path(exc.filename or "your code").name.strip("<>")
     if exc.lineno is None:
         return _lineless_sentence(exc, source, name)
-    line = (exc.text or _line(source, exc.lineno)).rstrip("\n")
+    line = (exc.text or source_line(source, exc.lineno)).rstrip("\n")
     shown = line.strip()
     column = (exc.offset or 1) - 1 - (len(line) - len(line.lstrip()))
     pointer = " " * min(max(column, 0), max(len(shown) - 1, 0)) + "^"
@@ -200,10 +200,11 @@ def at_line(text: str, lineno: int | None, source: str) -> str:
     """`text`, followed by the student's line `lineno` when there is one."""
     if lineno is None:
         return text
-    return f"{text}, at line {lineno}: {_line(source, lineno).strip()}"
+    return f"{text}, at line {lineno}: {source_line(source, lineno).strip()}"
 
 
-def _line(source: str, lineno: int | None) -> str:
+def source_line(source: str, lineno: int | None) -> str:
+    """Line `lineno` of `source`, "" when it has none."""
     lines = source.splitlines()
     return lines[lineno - 1] if lineno and 0 < lineno <= len(lines) else ""
 

@@ -16,6 +16,8 @@ start, so what the code prints or writes to descriptors 0-2 never reaches the pi
                     handle (an object of the judge's), and waits for the answer
                     {"k": "cap", "length", "edges"}: a list the judge handed over grew past
                     RECORD_CAP; this process then exits
+                    {"k": "spun", "line"}: on SIGUSR1 (the judge's question, when a test's
+                    time runs out), the line of the student's file the code is running
 Every message from here also carries "out" (what the code printed since the last one, cut)
 and "sync" (each list or dict the judge handed to a call still running, as it is now), so
 the judge's own lists follow what the code appends to them. An awaitable the code returns is
@@ -381,6 +383,18 @@ class Server:
                                                 "out": "", "sync": []})
                     os._exit(3)
 
+    def spinning(self, _signal: int, frame: types.FrameType | None) -> None:
+        """On SIGUSR1: tell the judge the line of the student's file the code is running (the
+        innermost, this thread's first), or nothing when no frame is in it. Never while a frame
+        is being written."""
+        line = running_line([frame, *sys._current_frames().values()], self.filename)
+        if line is None or not self.writing.acquire(blocking=False):
+            return
+        try:
+            write_frame(self.write_fd, {"k": "spun", "line": line, "out": "", "sync": []})
+        finally:
+            self.writing.release()
+
 
 SERVER: Server  # the one server of this process
 
@@ -447,6 +461,17 @@ def student_lines(exc: BaseException, filename: str) -> list[int]:
             lines.append(tb.tb_lineno)
         tb = tb.tb_next
     return lines[-20:]
+
+
+def running_line(frames: list[types.FrameType | None], filename: str) -> int | None:
+    """The line of `filename` the innermost of its frames in the first of these stacks that
+    holds one is running."""
+    for frame in frames:
+        while frame is not None:
+            if frame.f_code.co_filename == filename:
+                return frame.f_lineno
+            frame = frame.f_back
+    return None
 
 
 def rebuilt(description: dict) -> BaseException:
@@ -556,6 +581,7 @@ def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGPROF, SERVER.probe)
         signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)
+    signal.signal(signal.SIGUSR1, SERVER.spinning)
     write_frame(write_fd, {"k": "hello", "version": VERSION, "pid": os.getpid(),
                            "out": "", "sync": []})
     try:

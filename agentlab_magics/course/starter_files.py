@@ -1,5 +1,6 @@
 """The files of the student package made from the reference, in course/starters/, GENERATED:
-each lab's starter (<lab>.py) and the demonstration's recording (demo-recording.json).
+each lab's starter (<lab>.py), the demonstration's recording (demo-recording.json), and the
+requests the reference sent in each visible test (reference-runs.json, `checking.parting`).
 
 The starters are made in the instructor package (agentlab_instructor.lab_files), from the
 reference, and the recording by playing the reference harness (agentlab_magics.demo); `agentlab
@@ -59,12 +60,13 @@ def stale(folder: Path = FOLDER) -> list[str]:
 def _expected() -> dict[str, str]:
     """Every generated file, made from the reference, by file name."""
     from agentlab_magics import demo
+    from agentlab_magics.checking.parting import REFERENCE_RUNS, recorded_runs
     from agentlab_magics.course.catalog import labs
     from agentlab_magics.course.instructor import instructor_module
 
     lab_files = instructor_module("lab_files", "Building the starters").all_lab_files()
     made = {file_name(lab_id): lab_files[lab_id].starter for lab_id in labs()}
-    return {**made, demo.RECORDING: demo.recording()}
+    return {**made, demo.RECORDING: demo.recording(), REFERENCE_RUNS: recorded_runs()}
 
 
 def _present(folder: Path) -> set[str]:

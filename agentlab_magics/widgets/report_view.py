@@ -9,6 +9,7 @@ left. Everything from the report is escaped.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -31,9 +32,14 @@ ABOUT_ACCEPTING = re.compile(r"\bstrict\b|\baccept|\brefus", re.IGNORECASE)
 
 
 def report_data(report: CheckReport) -> dict[str, Any]:
-    """The report as one JSON-able dict: its summary, and per test its mark, sentence,
-    message (collapsed like a long tool output), the panels that explain its failure, and
-    whether it opens: a failure does, unless it repeats an earlier one's "not written yet"."""
+    """The report as one JSON-able dict: its summary; its causes, each shared by several
+    failures, with the lead sentence and the panels of its first test's run, drawn once; and
+    per test its mark, sentence, message (collapsed like a long tool output), the panels that
+    explain a failure no other shares, and whether it opens: a failure does, unless it repeats
+    an earlier one's "not written yet"."""
+    shared = [cause for cause in report.causes() if len(cause.tests) > 1]
+    cause_of_test = {name: number for number, cause in enumerate(shared) for name in cause.tests}
+    outcomes = {outcome.name: outcome for outcome in report.outcomes}
     tests, missing = [], set()
     for outcome in report.outcomes:
         repeated = outcome.message in missing
@@ -45,15 +51,35 @@ def report_data(report: CheckReport) -> dict[str, Any]:
             test["group"] = outcome.group
         if outcome.message:
             test["message"] = collapse(outcome.message, MAX_CAP)
-        if explained_by_its_run(outcome):
-            if outcome.requests:
-                test["sent"] = sent_data(outcome)
-            if outcome.record:
-                test["transcript"] = record_data(outcome)
+        if outcome.name in cause_of_test:
+            test["cause"] = cause_of_test[outcome.name]
+        elif explained_by_its_run(outcome):
+            test.update(panels(outcome))
         tests.append(test)
+    causes = [{"lead": cause.lead, "tests": cause.tests, "drawn_by": cause.drawn_by,
+               **panels(outcomes[cause.drawn_by])}
+              for cause in shared]
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
-            "problem": report.problem, "tests": tests}
+            "problem": report.problem, "causes": causes, "tests": tests}
+
+
+def panels(outcome: TestOutcome) -> dict[str, Any]:
+    """The drawings of one failing run: the events beside the expected ones, its requests
+    beside the reference's from where they part, the requests it sent, its record; only those
+    it has."""
+    drawn: dict[str, Any] = {}
+    if outcome.events and "expected" in outcome.events:
+        drawn["events"] = outcome.events
+    if not_written(outcome.message):
+        return drawn
+    if outcome.parting:
+        drawn["parting"] = outcome.parting
+    if outcome.requests:
+        drawn["sent"] = sent_data(outcome)
+    if outcome.record:
+        drawn["transcript"] = record_data(outcome)
+    return drawn
 
 
 def record_data(outcome: TestOutcome) -> dict[str, Any]:
@@ -112,11 +138,18 @@ def group_headings(tests: list[dict[str, Any]]) -> list[str]:
 
 
 def report_html(data: dict[str, Any]) -> str:
-    """The report as self-contained HTML: a summary line, then a line per test; failures
-    open in a <details> with their message and, when kept, the record of the run."""
+    """The report as self-contained HTML: a summary line; each shared cause's lead sentence
+    and its one drawing; then a line per test, failures open in a <details> with their
+    message and, for a failure no other shares, the drawings of its run."""
     parts = ['<div class="al-report">', style(),
              f'<p class="al-summary {"al-ok" if data["all_passed"] else "al-bad"}">'
-             f'{escape(data["summary"])}</p><ul class="al-tests">']
+             f'{escape(data["summary"])}</p>']
+    if data.get("problem") and data["tests"]:
+        parts.append(f'<p class="al-problem">{escape(data["problem"])}</p>')
+    for cause in data.get("causes", []):
+        parts.append(f'<div class="al-cause"><p class="al-lead">{escape(cause["lead"])}</p>'
+                     f'{panels_html(cause)}</div>')
+    parts.append('<ul class="al-tests">')
     for test, group in zip(data["tests"], group_headings(data["tests"])):
         if group:
             parts.append(f'<li class="al-group">{escape(group)}</li>')
@@ -125,21 +158,91 @@ def report_html(data: dict[str, Any]) -> str:
                    f'<span class="al-sentence">{escape(test["sentence"])}</span>')
         parts.append(f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
                      f'data-test="{escape(test["name"])}">')
-        if "message" in test or "transcript" in test or "sent" in test:
+        drawn = panels_html(test)
+        if "message" in test or drawn:
             opened = " open" if test["open"] else ""
             parts.append(f"<details{opened}><summary>{heading}</summary>")
             if "message" in test:
                 parts.append(f'<div class="al-message">{text_block_html(test["message"])}</div>')
-            if "sent" in test:
-                parts.append(sent_html(test["sent"]))
-            if "transcript" in test:
-                parts.append(transcript_fragment(test["transcript"]))
+            parts.append(drawn)
             parts.append("</details>")
         else:
             parts.append(heading)
         parts.append("</li>")
     parts.append("</ul></div>")
     return "".join(parts)
+
+
+def panels_html(drawn: dict[str, Any]) -> str:
+    """The drawings a test or a cause holds, in order: events, the parting from the reference,
+    requests sent, record."""
+    parts = []
+    if "events" in drawn:
+        parts.append(side_by_side_html(drawn["events"], EVENTS))
+    if "parting" in drawn:
+        parts.append(side_by_side_html(drawn["parting"], PARTING))
+    if "sent" in drawn:
+        parts.append(sent_html(drawn["sent"]))
+    if "transcript" in drawn:
+        parts.append(transcript_fragment(drawn["transcript"]))
+    return "".join(parts)
+
+
+def event_rows(events: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(yours, expected, parted) per event, side by side: "" where one stream has ended,
+    parted true from the first place they differ on."""
+    yours, expected, first = events["yours"], events["expected"], events["first"]
+    return [(yours[index] if index < len(yours) else "",
+             expected[index] if index < len(expected) else "", index >= first)
+            for index in range(max(len(yours), len(expected)))]
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """How a run beside the one expected is drawn: the table's classes, its caption (a
+    parting's summary follows it), its column heads, and what an empty side reads."""
+
+    css: str
+    caption: str
+    heads: tuple[str, str, str]
+    blank: str = ""
+
+
+EVENTS = SideBySide("al-events", "The events your run told, beside the expected ones",
+                    ("#", "yours", "expected"))
+PARTING = SideBySide("al-events al-parting", "Where your run parts from the reference's",
+                     ("turn", "your request", "the reference's"), blank="(no request)")
+
+
+def _caption(rows: dict[str, Any], kind: SideBySide) -> str:
+    return f'{kind.caption}. {rows["summary"]}' if rows.get("summary") else kind.caption
+
+
+def side_by_side_html(rows: dict[str, Any], kind: SideBySide) -> str:
+    """A run beside the expected one, numbered from its "start", the first place they part
+    marked."""
+    heads = "".join(f"<th>{escape(head)}</th>" for head in kind.heads)
+    parts = [f'<table class="{kind.css}"><caption class="al-title">'
+             f'{escape(_caption(rows, kind))}</caption><thead><tr>{heads}</tr></thead><tbody>']
+    for index, (mine, wanted, parted) in enumerate(event_rows(rows)):
+        mark = ' class="al-parts"' if index == rows["first"] else (
+            ' class="al-after"' if parted else "")
+        parts.append(f'<tr{mark}><td class="al-index">{index + rows.get("start", 1)}</td>'
+                     f'<td><code>{escape(mine or kind.blank)}</code></td>'
+                     f'<td><code>{escape(wanted or kind.blank)}</code></td></tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def side_by_side_text(rows: dict[str, Any], kind: SideBySide, indent: str = "") -> str:
+    """A run beside the expected one as text lines, "→" at the first place they part."""
+    caption = _caption(rows, kind)
+    lines = [caption if caption.endswith(".") else f"{caption}:"]
+    for index, (mine, wanted, _) in enumerate(event_rows(rows)):
+        pointer = "→" if index == rows["first"] else " "
+        lines.append(f"{pointer} {index + rows.get('start', 1):>2}. {mine or kind.blank:<16} "
+                     f"{wanted or kind.blank}")
+    return "\n".join(indent + line for line in lines)
 
 
 def sent_html(sent: dict[str, Any]) -> str:
@@ -177,9 +280,16 @@ def sent_text(sent: dict[str, Any], indent: str = "") -> str:
 
 
 def report_text(report: CheckReport, data: dict[str, Any]) -> str:
-    """The report as text: the summary, a marked line per test, failures' messages and
-    records indented under them; the student's control characters shown as escapes."""
+    """The report as text: the summary, each shared cause's lead and its one drawing, a
+    marked line per test, failures' messages and unshared drawings indented under them; the
+    student's control characters shown as escapes."""
     lines = [data["summary"]]
+    if data.get("problem") and data["tests"]:
+        lines.append(data["problem"])
+    outcomes = {outcome.name: outcome for outcome in report.outcomes}
+    for cause in data.get("causes", []):
+        lines.append(cause["lead"])
+        lines.extend(panels_text(outcomes[cause["drawn_by"]], cause, "    "))
     for outcome, test, group in zip(report.outcomes, data["tests"],
                                     group_headings(data["tests"])):
         if group:
@@ -187,11 +297,22 @@ def report_text(report: CheckReport, data: dict[str, Any]) -> str:
         lines.append(f'{test["mark"]} {test["sentence"]}')
         if outcome.message and not outcome.passed:
             lines.extend(f"    {line}" for line in outcome.message.splitlines())
-        if "sent" in test:
-            lines.append(sent_text(test["sent"], indent="    "))
-        if "transcript" in test:
-            lines.append(transcript_text(outcome.record, test["transcript"], indent="    "))
+        lines.extend(panels_text(outcome, test, "    "))
     return printable("\n".join(lines))
+
+
+def panels_text(outcome: TestOutcome, drawn: dict[str, Any], indent: str) -> list[str]:
+    """The drawings a test or a cause holds, as text."""
+    lines = []
+    if "events" in drawn:
+        lines.append(side_by_side_text(drawn["events"], EVENTS, indent))
+    if "parting" in drawn:
+        lines.append(side_by_side_text(drawn["parting"], PARTING, indent))
+    if "sent" in drawn:
+        lines.append(sent_text(drawn["sent"], indent))
+    if "transcript" in drawn:
+        lines.append(transcript_text(outcome.record, drawn["transcript"], indent=indent))
+    return lines
 
 
 class ReportView(ThreeWayView):

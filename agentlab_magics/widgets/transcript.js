@@ -620,11 +620,53 @@ function renderSent(parent, sent) {
   parent.append(block);
 }
 
+// A run beside the expected one, numbered from its start, the first place they part marked:
+// the events a run told, or its requests beside the reference's (report_view.SideBySide).
+const EVENTS = { css: "al-events", caption: "The events your run told, beside the expected ones",
+  heads: ["#", "yours", "expected"], blank: "" };
+const PARTING = { css: "al-events al-parting", caption: "Where your run parts from the reference's",
+  heads: ["turn", "your request", "the reference's"], blank: "(no request)" };
+
+function renderSideBySide(parent, rows, kind) {
+  const table = node("table", kind.css);
+  table.append(node("caption", "al-title",
+    rows.summary ? `${kind.caption}. ${rows.summary}` : kind.caption));
+  const head = node("tr");
+  head.append(...kind.heads.map((text) => node("th", "", text)));
+  table.append(head);
+  const count = Math.max(rows.yours.length, rows.expected.length);
+  for (let index = 0; index < count; index++) {
+    const parts = index === rows.first ? "al-parts" : index > rows.first ? "al-after" : "";
+    const row = node("tr", parts);
+    const cell = (text) => { const td = node("td"); td.append(node("code", "", text || kind.blank)); return td; };
+    row.append(node("td", "al-index", String(index + (rows.start || 1))), cell(rows.yours[index]),
+      cell(rows.expected[index]));
+    table.append(row);
+  }
+  parent.append(table);
+}
+
+// The drawings of a test or a shared cause: events, the parting from the reference, requests
+// sent, record.
+function renderPanels(parent, drawn, cleanups) {
+  if (drawn.events) renderSideBySide(parent, drawn.events, EVENTS);
+  if (drawn.parting) renderSideBySide(parent, drawn.parting, PARTING);
+  if (drawn.sent) renderSent(parent, drawn.sent);
+  if (drawn.transcript) cleanups.push(renderTranscript(parent, drawn.transcript));
+}
+
 function renderReport(host, data) {
   const root = node("div", "al-report");
   root.append(node("p", `al-summary ${data.all_passed ? "al-ok" : "al-bad"}`, data.summary));
+  if (data.problem && (data.tests || []).length) root.append(node("p", "al-problem", data.problem));
   const list = node("ul", "al-tests");
   const cleanups = [];
+  for (const cause of data.causes || []) { // a cause several tests share: its lead, drawn once
+    const block = node("div", "al-cause");
+    block.append(node("p", "al-lead", cause.lead));
+    renderPanels(block, cause, cleanups);
+    root.append(block);
+  }
   let group = ""; // the tests of earlier lessons that still hold come under their heading
   for (const test of data.tests || []) {
     if ((test.group || "") !== group) {
@@ -636,7 +678,7 @@ function renderReport(host, data) {
     const mark = node("span", "al-mark", test.mark);
     mark.title = test.outcome;
     const heading = [mark, node("span", "al-sentence", test.sentence)];
-    if (test.message || test.transcript || test.sent) {
+    if (test.message || test.transcript || test.sent || test.events || test.parting) {
       const details = node("details");
       details.open = Boolean(test.open); // a failure, unless it repeats a "not written yet"
       const summary = node("summary");
@@ -647,8 +689,7 @@ function renderReport(host, data) {
         textBlock(message, test.message, "", false);
         details.append(message);
       }
-      if (test.sent) renderSent(details, test.sent);
-      if (test.transcript) cleanups.push(renderTranscript(details, test.transcript));
+      renderPanels(details, test, cleanups);
       item.append(details);
     } else {
       item.append(...heading);

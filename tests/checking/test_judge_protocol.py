@@ -173,13 +173,20 @@ def spin():
 
 def shown(value):
     return repr(value)
+
+def nap(seconds):
+    import time
+    time.sleep(seconds)
+    return seconds
 '''
+SPIN_LINE = ECHO.splitlines().index("def spin():") + 2  # its `while True:`
 
 
 @pytest.fixture
 def student():
     process = StudentProcess.local()
-    process.load(ECHO, "<echo>", "echo", ["echo", "appender", "maker", "caller", "spin", "shown"], [], 10.0)
+    process.load(ECHO, "<echo>", "echo",
+                 ["echo", "appender", "maker", "caller", "spin", "shown", "nap"], [], 10.0)
     process.begin(10.0)
     yield process
     process.kill()
@@ -237,11 +244,29 @@ def test_a_judge_exception_reaches_the_students_code_as_its_class(student):
         student.call("caller", (failing, {}), {})
 
 
-def test_a_student_process_that_outlives_its_turn_is_killed(student):
+def test_a_student_process_that_outlives_its_turn_is_killed_saying_the_line_it_spun_on(student):
     student.begin(0.2)
-    with pytest.raises(OutOfTime):
+    with pytest.raises(OutOfTime) as caught:
         student.call("spin", (), {})
     assert not student.alive
+    assert caught.value.line == SPIN_LINE and not caught.value.early
+
+
+def test_a_glance_stops_a_test_only_when_it_is_on_the_line_an_earlier_test_spun_on(student):
+    student.begin(5.0, glance=(0.05, SPIN_LINE))
+    assert student.call("nap", (0.3,), {}) == 0.3  # asked while asleep on another line: goes on
+    student.end()
+    student.begin(5.0, glance=(0.05, SPIN_LINE))
+    with pytest.raises(OutOfTime) as caught:
+        student.call("spin", (), {})
+    assert caught.value.early and caught.value.line == SPIN_LINE and not student.alive
+
+
+def test_a_line_said_unasked_during_a_test_is_passed_over():
+    answer = 'say({"k": "value", "v": None, "out": "", "sync": []})'
+    unasked = check('say({"k": "spun", "line": 1, "out": "", "sync": []})\n' + answer)
+    plain = check(answer)
+    assert first(unasked).outcome == "failed" and first(unasked).message == first(plain).message
 
 
 def test_a_process_killed_from_outside_is_a_sentence(student):

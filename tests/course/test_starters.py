@@ -7,6 +7,7 @@ import pytest
 
 from agentlab_instructor.lab_files import lab_files
 from agentlab_magics import demo
+from agentlab_magics.checking.parting import REFERENCE_RUNS
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.starter_files import FOLDER, build, read_starter, stale
 
@@ -26,15 +27,16 @@ def test_a_labs_starter_is_the_package_file_and_the_instructors_starter(lab_id):
 
 
 def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_path: Path):
-    generated = [f"{lab_id}.py" for lab_id in labs()] + [demo.RECORDING]
+    generated = [f"{lab_id}.py" for lab_id in labs()] + [demo.RECORDING, REFERENCE_RUNS]
     assert stale(tmp_path) == generated
     written = build(tmp_path)
     assert sorted(path.name for path in written) == sorted(generated)
     assert stale(tmp_path) == []
     (tmp_path / "lesson3.py").write_text("# edited by hand\n", encoding="utf-8")
     (tmp_path / "lesson9.py").write_text("", encoding="utf-8")
+    (tmp_path / REFERENCE_RUNS).write_text("{}\n", encoding="utf-8")
     (tmp_path / "__init__.py").write_text("", encoding="utf-8")
-    assert stale(tmp_path) == ["lesson3.py", "lesson9.py"]
+    assert stale(tmp_path) == ["lesson3.py", REFERENCE_RUNS, "lesson9.py"]
     build(tmp_path)
     assert stale(tmp_path) == [] and not (tmp_path / "lesson9.py").exists()
     assert (tmp_path / "__init__.py").exists()

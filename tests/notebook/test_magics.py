@@ -53,6 +53,31 @@ def test_check_shows_the_report_view(shell, capsys):
     assert "18 of 40" in out and "is not written yet" in out
 
 
+def test_an_interrupt_during_check_keeps_the_results_that_finished(shell, capsys, tmp_path):
+    """The student presses Interrupt while lesson 3's run_agent spins on its first run with no
+    tools: the tests that finished before it stay in the report, nothing is recorded. The
+    spinning code sends the SIGINT itself, so it comes exactly while that test runs."""
+    import re
+    import signal
+
+    reference = find_lab("lesson3").reference
+    start = "    messages.append(user_message(prompt))\n"
+    interrupt = ("    if not tools:\n        import os, signal\n"
+                 "        os.kill(os.getppid(), signal.SIGINT)\n"
+                 "        while True:\n            pass\n")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        out = cell(shell, "%%check lesson3 --timeout 60\n"
+                   + reference.replace(start, interrupt + start, 1), capsys)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    stopped = re.search(r"You stopped the check \(Interrupt\) after (\d+) of \d+ tests had "
+                        r"finished: their results are below", out)
+    assert stopped and int(stopped.group(1)) >= 3, out
+    assert sum(line.startswith("✓ ") for line in out.splitlines()) == int(stopped.group(1))
+    assert not ProgressStore(tmp_path / "progress.json").lab("lesson3").tests_passed
+
+
 def test_check_reports_a_syntax_error_with_the_students_line(shell, capsys):
     out = cell(shell, "%%check lesson5 --quiet\nx = 1\ndef run_agent(:\n    pass\n", capsys)
     assert "Line 3 of your cell is not valid Python" in out  # line 1 is %%check and "def run_agent(:" in out

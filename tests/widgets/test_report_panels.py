@@ -101,9 +101,11 @@ def test_the_requests_are_read_from_the_lab_model_whatever_they_hold():
 
 def test_a_real_failure_draws_the_request_its_sentence_names():
     report = run("lesson5", None, source=SENDS_THE_RECORD.apply(find_lab("lesson5").reference))
-    test = {t["name"]: t for t in report_data(report)["tests"]}["test_try_again_after_a_503"]
+    data = report_data(report)
+    test = {t["name"]: t for t in data["tests"]}["test_try_again_after_a_503"]
     named = re.search(r"The second request was '([^']*)'", test["message"]["text"]).group(1)
-    second = [r for r in test["sent"]["shown"] if r["number"] == 2][0]
+    (cause,) = [c for c in data["causes"] if test["name"] in c["tests"]]  # drawn once, there
+    second = [r for r in cause["sent"]["shown"] if r["number"] == 2][0]
     assert second["shape"] == named == "U A(error) U" and second["refused"]
 
 

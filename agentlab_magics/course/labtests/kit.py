@@ -26,6 +26,15 @@ PLAIN_DATA = ("build it from plain dicts, lists, strings, numbers, True, False a
 _ABSENT = object()  # no expected value stands at this place
 
 
+class EventsDiffer(AssertionError):
+    """A failure where the events a run told depart from the expected ones: the sentence, and
+    both streams, for the report to draw side by side (`TestOutcome.events`)."""
+
+    def __init__(self, message: str, events: dict) -> None:
+        super().__init__(message)
+        self.events = events
+
+
 def message_of(exc: BaseException) -> str:
     """What an exception says, from its arguments that are plain strings: read without
     running any code of the student's (its str, repr and class are theirs to define, and a

@@ -49,11 +49,13 @@ def test_chat_keeps_both_messages_in_the_callers_list(harness, record):
     """chat adds the user's message and the reply to the caller's list, and returns the reply."""
     model, messages, replies = chat_run(harness, [lab.say("Hello! How can I help?")], ["Hi."],
                                         record)
-    assert exact(messages, [lab.user("Hi."), lab.say("Hello! How can I help?")],
-                 "the caller's list after chat"), (
+    expected = [lab.user("Hi."), lab.say("Hello! How can I help?")]
+    assert exact(messages, expected, "the caller's list after chat"), (
         f"After chat the caller's list holds {lab.shape(messages)!r}:\n{lab.show(messages)}\n"
-        "expected the user's message then the reply, 'U A': chat must append both to the "
-        "list it was handed, not to a copy.")
+        + ("expected the user's message then the reply, 'U A': chat must append both to the "
+           "list it was handed, not to a copy." if not messages else
+           "expected the user's message then the reply, 'U A': append the reply too."
+           if len(messages) == 1 else f"that is {gave(messages, expected)}."))
     assert exact(replies[0], lab.say("Hello! How can I help?"), "what chat returned"), (
         f"chat returned {gave(replies[0], lab.say('Hello! How can I help?'))}; it should "
         "return the reply message itself, "

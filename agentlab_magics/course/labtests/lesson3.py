@@ -59,10 +59,12 @@ def test_everything_lands_in_the_callers_list(harness, record):
     model, messages, final = run(harness, [lab.forever(follow_the_files)],
                                  tools=[files_tool(CHAIN)], prompt="Read start.txt.",
                                  messages=history, record=record)
-    assert messages is history and lab.shape(history) == (
-        "U A U A[c1] R(c1) A[c2] R(c2) A[c3] R(c3) A"), (
-        f"After the run the caller's list is {lab.shape(history)!r}: the loop must append "
-        "to the list it was handed, not to a copy of its own.")
+    expected = "U A U A[c1] R(c1) A[c2] R(c2) A[c3] R(c3) A"
+    copied = messages is not history or lab.shape(history) == "U A"
+    assert messages is history and lab.shape(history) == expected, (
+        f"After the run the caller's list is {lab.shape(history)!r}"
+        + (": the loop must append to the list it was handed, not to a copy of its own."
+           if copied else f"; expected {expected!r}."))
 
 
 def test_a_call_labelled_stop_is_still_run(harness, record):
@@ -70,9 +72,10 @@ def test_a_call_labelled_stop_is_still_run(harness, record):
     model, messages, _ = run(harness, [
         lab.reply(lab.call("read", {"path": "last.txt"}), stop_reason="stop"),
         lab.say("The port is 9090.")], tools=[files_tool(CHAIN)], record=record)
+    believed = lab.shape(messages) == "U A[c1]"
     assert lab.shape(messages) == "U A[c1] R(c1) A", (
-        f"The reply held a call but was labelled 'stop'; the run made {said(model, messages)}. "
-        "Decide by the reply's content, not its label.")
+        f"The reply held a call but was labelled 'stop'; the run made {said(model, messages)}"
+        + (". Decide by the reply's content, not its label." if believed else "."))
 
 
 def test_the_list_takes_another_prompt(harness, record):

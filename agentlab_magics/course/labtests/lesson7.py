@@ -12,7 +12,16 @@ The events, each a plain dict with a "type", in the order a run makes them:
 """
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import agent, exact, files_tool, gave, plain, run, said
+from agentlab_magics.course.labtests.kit import (
+    EventsDiffer,
+    agent,
+    exact,
+    files_tool,
+    gave,
+    plain,
+    run,
+    said,
+)
 
 CONFIG = {"config.py": "PORT = 9090\n"}
 READ = lab.call("read", {"path": "config.py"})
@@ -60,14 +69,63 @@ def _kind(event: object) -> object:
     return f"{event.get('type')} {turn}" if turn is not None else event.get("type")
 
 
-def parted(kinds: list, expected: list) -> str:
-    """Where the events told (as `Watcher.kinds` gives them) first depart from `expected`."""
-    for number, (told, wanted) in enumerate(zip(kinds, expected), start=1):
-        if told != wanted:
-            return f"event {number} was {told!r} where {wanted!r} belongs"
-    if len(kinds) < len(expected):
-        return f"it told {len(kinds)} events and stopped before {expected[len(kinds)]!r}"
-    return f"after {expected[-1]!r} it told {kinds[len(expected)]!r} too"
+# The keys each event has, by its type: the schema above.
+EVENT_KEYS = {"run_start": {"type", "prompt"}, "message": {"type", "message"},
+              "turn_start": {"type", "turn"}, "tool_start": {"type", "turn", "call"},
+              "tool_end": {"type", "turn", "call", "result"}, "turn_end": {"type", "turn"},
+              "run_end": {"type", "reason"}}
+
+
+def parted(watcher: Watcher, expected: list) -> tuple[str, dict]:
+    """Where the events told first depart from `expected` (their `Watcher.kinds`), naming
+    the key an event lacks or should not have, and the drawing of both streams that an
+    `EventsDiffer` carries to the report."""
+    kinds, events = watcher.kinds(), watcher.events()
+    first = next((index for index, (told, wanted) in enumerate(zip(kinds, expected))
+                  if told != wanted), min(len(kinds), len(expected)))
+    problem = key_problem(events[first]) if first < len(events) else ""
+    if problem:
+        said = f"event {first + 1}, where {expected[first]!r} belongs: {problem}"
+    elif first < min(len(kinds), len(expected)):
+        said = f"event {first + 1} was {kinds[first]!r} where {expected[first]!r} belongs"
+    elif len(kinds) < len(expected):
+        said = f"it told {len(kinds)} events and stopped before {expected[len(kinds)]!r}"
+    else:
+        said = f"after {expected[-1]!r} it told {kinds[len(expected)]!r} too"
+    shown = [kind if type(kind) is str else repr(kind) for kind in kinds]
+    drawing = {"yours": shown, "expected": list(expected), "first": first}
+    if problem:
+        drawing["problem"] = problem
+    return said, drawing
+
+
+def keys_told(watcher: Watcher) -> None:
+    """Every event told has the keys of its type (EVENT_KEYS); else an EventsDiffer naming the
+    first key missing or out of place."""
+    for number, event in enumerate(watcher.events(), start=1):
+        problem = key_problem(event)
+        if problem:
+            raise EventsDiffer(f"Event {number} told: {problem}.", {"problem": problem})
+
+
+def key_problem(event: object) -> str:
+    """What is wrong with one event's keys, the same for every event of its type ("the
+    tool_start events have no 'turn' key"), or "" when nothing is."""
+    if type(event) is not dict:
+        return f"an event is {type(event).__name__}, not a dict: tell each event as a dict"
+    if "type" not in event:
+        known = set().union(*EVENT_KEYS.values())
+        strays = ", ".join(repr(key) for key in event if key not in known)
+        instead = f" (they have {strays} instead)" if strays else ""
+        return f"the events have no 'type' key{instead}: each event names its kind as 'type'"
+    wanted = EVENT_KEYS.get(event["type"]) if type(event["type"]) is str else None
+    if wanted is None:
+        return ""
+    missing = sorted(wanted - set(event))
+    extra = sorted(repr(key) for key in set(event) - wanted)
+    clauses = [f"have no {key!r} key" for key in missing] + [
+        f"have a key {key} that does not belong" for key in extra]
+    return f"the {event['type']} events {' and '.join(clauses)}" if clauses else ""
 
 
 def of_type(events: list, kind: str) -> list:
@@ -91,15 +149,16 @@ def test_two_turns_tell_their_events_in_order(harness, record):
                                           tools=[files_tool(CONFIG)], record=record)
     expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
                 "message", "turn_end 1", "turn_start 2", "message", "turn_end 2", "run_end"]
-    kinds = watcher.kinds()
-    assert exact(kinds, expected, "the events' types"), (
-        f"In a run of {said(model, messages)}, {parted(kinds, expected)}.")
+    if not exact(watcher.kinds(), expected, "the events' types"):
+        where, drawing = parted(watcher, expected)
+        raise EventsDiffer(f"In a run of {said(model, messages)}, {where}.", drawing)
 
 
 def test_run_start_names_the_prompt_and_run_end_says_done(harness, record):
     """run_start carries the prompt; a run that ends on an answer ends on one run_end, reason
     "done"."""
     _, _, _, watcher = watched(harness, [ANSWER], record=record)
+    keys_told(watcher)
     events = watcher.events()
     first, last = {"type": "run_start", "prompt": "Find the port."}, {"type": "run_end",
                                                                        "reason": "done"}
@@ -114,6 +173,7 @@ def test_every_message_is_told_once_as_it_goes_on_the_record(harness, record):
     """Each message the run adds is told once, in record order, right after it is on the record."""
     _, messages, _, watcher = watched(harness, [lab.reply(READ), ANSWER],
                                       tools=[files_tool(CONFIG)], record=record)
+    keys_told(watcher)
     told = [(event.get("message"), length)
             for event, (_, length) in zip(watcher.events(), watcher.entries())
             if _kind(event) == "message"]
@@ -141,6 +201,7 @@ def test_tool_start_comes_before_the_tool_runs_and_tool_end_has_its_result(harne
     tool["execute"] = execute
     model, messages, _ = run(harness, [lab.reply(READ), ANSWER], tools=[tool], messages=messages,
                              record=record, listener=watcher.listener)
+    keys_told(watcher)
     kinds, events = watcher.kinds(), watcher.events()
     before = kinds[:told_when_it_ran[0]] if told_when_it_ran else kinds
     assert before[-1:] == ["tool_start 1"], (
@@ -159,8 +220,9 @@ def test_a_failed_reply_ends_the_turn_then_the_run_as_failed(harness, record):
     """The provider fails: the failed reply is told, its turn ends, and run_end says "failed"."""
     _, _, _, watcher = watched(harness, [lab.fail("503 overloaded")], record=record)
     expected = ["run_start", "message", "turn_start 1", "message", "turn_end 1", "run_end"]
-    kinds = watcher.kinds()
-    assert exact(kinds, expected, "the events' types"), f"After a 503, {parted(kinds, expected)}."
+    if not exact(watcher.kinds(), expected, "the events' types"):
+        where, drawing = parted(watcher, expected)
+        raise EventsDiffer(f"After a 503, {where}.", drawing)
     assert exact(watcher.events()[-1], {"type": "run_end", "reason": "failed"}, "the last event"), (
         f"After a 503 the run ended on {watcher.events()[-1]}: the reason is 'failed'.")
 
@@ -172,10 +234,10 @@ def test_max_turns_tells_no_turn_for_the_call_it_does_not_make(harness, record):
                                           tools=[files_tool(CONFIG)], record=record, max_turns=1)
     expected = ["run_start", "message", "turn_start 1", "message", "tool_start 1", "tool_end 1",
                 "message", "turn_end 1", "message", "run_end"]
-    kinds = watcher.kinds()
-    assert exact(kinds, expected, "the events' types"), (
-        f"With max_turns=1 ({said(model, messages)}), {parted(kinds, expected)}: the stop is "
-        "not a turn, it calls no model.")
+    if not exact(watcher.kinds(), expected, "the events' types"):
+        where, drawing = parted(watcher, expected)
+        raise EventsDiffer(f"With max_turns=1 ({said(model, messages)}), {where}: the stop is "
+                           "not a turn, it calls no model.", drawing)
     assert exact(watcher.events()[-1], {"type": "run_end", "reason": "max_turns"},
                  "the last event"), (
         f"With max_turns=1 the run ended on {watcher.events()[-1]}: the reason is 'max_turns'.")
@@ -198,6 +260,7 @@ def test_a_model_that_raises_still_ends_the_run(harness, record):
         raised = True
     else:
         raised = False
+    keys_told(watcher)
     events = watcher.events()
     assert raised, ("The model raised ConnectionError, but run_agent did not let it reach "
                     "the caller.")

@@ -1,7 +1,14 @@
 """Lesson 7's held-back tests: two calls in one reply, a tool that raises, and a second run."""
 
 from agentlab_magics import lab
-from agentlab_magics.course.labtests.kit import agent, exact, failing_tool, files_tool, said
+from agentlab_magics.course.labtests.kit import (
+    EventsDiffer,
+    agent,
+    exact,
+    failing_tool,
+    files_tool,
+    said,
+)
 from agentlab_magics.course.labtests.lesson7 import Watcher, of_type, parted, watched
 
 FILES = {"a.txt": "alpha\n", "b.txt": "beta\n"}
@@ -16,10 +23,10 @@ def test_two_calls_in_one_reply_each_start_and_end_in_call_order(harness, record
     expected = ["run_start", "message", "turn_start 1", "message",
                 "tool_start 1", "tool_end 1", "message", "tool_start 1", "tool_end 1", "message",
                 "turn_end 1", "turn_start 2", "message", "turn_end 2", "run_end"]
-    kinds = watcher.kinds()
-    assert exact(kinds, expected, "the events' types"), (
-        f"With two calls in one reply ({said(model, messages)}), {parted(kinds, expected)}: "
-        "tell one call's start and end before the next call starts.")
+    if not exact(watcher.kinds(), expected, "the events' types"):
+        where, drawing = parted(watcher, expected)
+        raise EventsDiffer(f"With two calls in one reply ({said(model, messages)}), {where}: "
+                           "tell one call's start and end before the next call starts.", drawing)
     calls = [event.get("call") for event in of_type(watcher.events(), "tool_start")]
     assert exact(calls, messages[1]["content"], "the calls the tool_start events told"), (
         "The tool_start events named the calls in another order than the reply made them.")
@@ -52,9 +59,9 @@ def test_a_second_run_tells_only_its_own_messages_and_counts_turns_afresh(harnes
           listener=watcher.listener)
     told = [event.get("message") for event in of_type(watcher.events(), "message")]
     expected = ["run_start", "message", "turn_start 1", "message", "turn_end 1", "run_end"]
-    kinds = watcher.kinds()
-    assert exact(kinds, expected, "the second run's events' types"), (
-        f"In the second run, {parted(kinds, expected)}: tell only what this run adds, and "
-        "number its turns from 1.")
+    if not exact(watcher.kinds(), expected, "the second run's events' types"):
+        where, drawing = parted(watcher, expected)
+        raise EventsDiffer(f"In the second run, {where}: tell only what this run adds, and "
+                           "number its turns from 1.", drawing)
     assert exact(told, messages[before:], "the messages the second run told"), (
         "The second run's message events told other messages than the ones it added.")

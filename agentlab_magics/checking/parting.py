@@ -1,0 +1,100 @@
+"""Where a failing run parts from the reference's: its requests beside those the instructor's
+reference sent in the same test, turn by turn (a turn is one model call).
+
+`agentlab course build` runs every lab's visible tests against the lab's reference, through the
+same judge, and keeps of each test that called a lab model the shapes of the requests it sent
+(`recorded_runs`), as REFERENCE_RUNS in the student package: data only, no reference code, and
+no held-back test. A check then sets each failing visible test's run beside it (`parting`), from
+the first turn where the two differ; the cause's one drawing shows it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from typing import Any
+
+from agentlab_magics.checking.report import SentRequest
+
+REFERENCE_RUNS = "reference-runs.json"  # in the starters' package, made by `agentlab course build`
+ROWS = 6  # turns a parting shows, from the first where the runs part
+
+
+def turns(shapes: list[str], sent: int) -> dict[int, str]:
+    """The shapes kept of a run that sent `sent` requests (the last ones), by turn number."""
+    return {sent - len(shapes) + index: shape for index, shape in enumerate(shapes, start=1)}
+
+
+def parting(requests: list[SentRequest], sent: int, reference: dict[str, Any]
+            ) -> dict[str, Any] | None:
+    """The student's requests beside the reference's (`{"sent", "shapes"}`), turn by turn
+    from the first turn where they part, at most ROWS turns: {"yours", "expected"} (a shape,
+    "" past a run's last request, "…" for one sent but not kept), "first": 0, "start" (that
+    turn's number) and "summary" (the parting in a sentence); None where they never part.
+    They part at a turn only one of them sent, or one both kept that differs."""
+    mine = {request.number: request.shape for request in requests}
+    theirs = turns(reference["shapes"], reference["sent"])
+    for turn in range(1, max(sent, reference["sent"]) + 1):
+        yours, expected = _at(mine, sent, turn), _at(theirs, reference["sent"], turn)
+        if (yours == "") != (expected == "") or (yours and expected and yours != expected):
+            numbers = range(turn, min(turn + ROWS, max(sent, reference["sent"]) + 1))
+            return {"yours": [_at(mine, sent, n) or _unkept(n, sent) for n in numbers],
+                    "expected": [_at(theirs, reference["sent"], n) or _unkept(n, reference["sent"])
+                                 for n in numbers],
+                    "first": 0, "start": turn, "summary": summary(sent, reference["sent"], turn)}
+    return None
+
+
+def summary(sent: int, expected: int, turn: int) -> str:
+    """A parting in one sentence: where the runs' lengths differ, or the turn that differs."""
+    calls = f"{expected} call{'' if expected == 1 else 's'}"
+    if sent > expected:
+        return f"The reference stops after {calls}; yours went on to {sent}."
+    if sent < expected:
+        return f"The reference makes {calls}; yours stopped after {sent}."
+    return f"Your request {turn} differs from the reference's; both runs make {calls}."
+
+
+def _at(shapes: dict[int, str], sent: int, turn: int) -> str | None:
+    """The shape of `turn`: "" past the run's last request, None for one sent but not kept."""
+    return "" if turn > sent else shapes.get(turn)
+
+
+def _unkept(turn: int, sent: int) -> str:
+    return "" if turn > sent else "…"
+
+
+def reference_run(test: str) -> dict[str, Any] | None:
+    """The reference's run of the visible test named `test`, as the package keeps it."""
+    return _shipped().get(test)
+
+
+@functools.cache
+def _shipped() -> dict[str, Any]:
+    from agentlab_magics.course.starter_files import PACKAGE
+
+    try:
+        text = importlib.resources.files(PACKAGE).joinpath(REFERENCE_RUNS).read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    return json.loads(text)
+
+
+@functools.cache
+def recorded_runs() -> str:
+    """REFERENCE_RUNS's JSON text: each visible test that calls a lab model, by name, with the
+    requests the reference's run sent it ({"sent": how many, "shapes": the last ones kept}).
+    Needs the instructor package."""
+    from agentlab_magics.checking.runner import run
+    from agentlab_magics.course import find_lab
+    from agentlab_magics.course.catalog import labs
+
+    runs: dict[str, Any] = {}
+    for lab_id in labs():
+        report = run(lab_id, "", source=find_lab(lab_id).reference)
+        for outcome in report.outcomes:
+            if outcome.passed and outcome.requests and outcome.name not in runs:
+                runs[outcome.name] = {"sent": outcome.requests_sent,
+                                      "shapes": [request.shape for request in outcome.requests]}
+    return json.dumps(runs, indent=0, sort_keys=True) + "\n"

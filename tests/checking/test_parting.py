@@ -1,0 +1,76 @@
+"""Where a run parts from the reference's: the requests aligned by turn (a model call) from the
+first turn where they part, on data; the reference runs the student package ships (visible
+tests only, shapes only, small); and the parting drawn in the static report, escaped."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+
+from agentlab_magics.checking.parting import REFERENCE_RUNS, parting, turns
+from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
+from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.course import find_lab, labs
+from agentlab_magics.course.starter_files import PACKAGE
+from agentlab_magics.widgets.report_view import ReportView
+
+REFERENCE = {"sent": 3, "shapes": ["U", "U A[c1] R(c1)", "U A[c1] R(c1) A[c2] R(c2)"]}
+
+
+def sent(*shapes: str, first: int = 1) -> list[SentRequest]:
+    return [SentRequest(number=number, shape=shape)
+            for number, shape in enumerate(shapes, start=first)]
+
+
+def test_the_runs_part_at_the_first_turn_whose_requests_differ():
+    mine = sent("U", "U A[c1] R(c1)", "U A[c1] A[c2] R(c2)", "U A[c1] A[c2] R(c2) A")
+    assert parting(mine, 4, REFERENCE) == {
+        "yours": ["U A[c1] A[c2] R(c2)", "U A[c1] A[c2] R(c2) A"],
+        "expected": ["U A[c1] R(c1) A[c2] R(c2)", ""], "first": 0, "start": 3,
+        "summary": "The reference stops after 3 calls; yours went on to 4."}
+
+
+def test_a_run_that_goes_on_parts_where_the_reference_stops_even_past_what_was_kept():
+    mine = sent(*[f"shape {n}" for n in range(29, 41)], first=29)  # the last 12 of 40
+    found = parting(mine, 40, REFERENCE)
+    assert found["start"] == 4 and found["yours"][0] == "…" and found["expected"][0] == ""
+    assert found["summary"] == "The reference stops after 3 calls; yours went on to 40."
+    assert len(found["yours"]) == 6  # only the first turns from the parting
+
+
+def test_a_run_that_stops_early_parts_at_the_turn_it_never_sent():
+    found = parting(sent("U", "U A[c1] R(c1)"), 2, REFERENCE)
+    assert (found["start"], found["yours"], found["expected"]) == (
+        3, [""], ["U A[c1] R(c1) A[c2] R(c2)"])
+    assert found["summary"] == "The reference makes 3 calls; yours stopped after 2."
+
+
+def test_runs_that_agree_on_every_kept_turn_never_part():
+    assert parting(sent(*REFERENCE["shapes"]), 3, REFERENCE) is None
+    assert parting(sent("U A[c1] R(c1) A[c2] R(c2)", first=3), 3, REFERENCE) is None
+    assert turns(["b", "c"], 5) == {4: "b", 5: "c"}
+
+
+def test_the_package_ships_the_reference_runs_of_visible_tests_only_as_small_shape_data():
+    text = importlib.resources.files(PACKAGE).joinpath(REFERENCE_RUNS).read_text("utf-8")
+    runs = json.loads(text)
+    visible = {test.name for lab_id in labs() for test in lab_tests(find_lab(lab_id))}
+    held_back = {test.name for lab_id in labs()
+                 for test in lab_tests(find_lab(lab_id), held_back=True)} - visible
+    assert runs and set(runs) <= visible and not set(runs) & held_back
+    assert all(set(run) == {"sent", "shapes"} and len(run["shapes"]) <= run["sent"]
+               for run in runs.values())
+    assert len(text.encode()) < 12_000 and "def " not in text
+
+
+def test_the_static_report_draws_the_parting_once_escaped():
+    parted = {"yours": ["<b>U</b>"], "expected": [""], "first": 0, "start": 2,
+              "summary": "The reference stops after 1 call; yours went on to <i>2</i>."}
+    outcome = TestOutcome(name="test_x", sentence="s", outcome="failed", message="m",
+                          requests=sent("U", "<b>U</b>"), requests_sent=2, parting=parted)
+    html = ReportView(CheckReport(lab_id="lesson3", title="t", outcomes=[outcome]),
+                      static=True).to_html()
+    assert html.count('class="al-events al-parting"') == 1 and "<b>U" not in html
+    assert "&lt;b&gt;U&lt;/b&gt;" in html and "went on to &lt;i&gt;2&lt;/i&gt;." in html
+    assert '<tr class="al-parts"><td class="al-index">2</td>' in html
+    assert "(no request)" in html
