@@ -1,11 +1,13 @@
 """Where a failing run parts from the reference's: its requests beside those the instructor's
 reference sent in the same test, turn by turn (a turn is one model call).
 
-`agentlab course build` runs every lab's visible tests against the lab's reference, through the
-same judge, and keeps of each test that called a lab model the shapes of the requests it sent
-(`recorded_runs`), as REFERENCE_RUNS in the student package: data only, no reference code, and
-no held-back test. A check then sets each failing visible test's run beside it (`parting`), from
-the first turn where the two differ; the cause's one drawing shows it.
+`agentlab course build` runs every lab's tests against the lab's reference, through the same
+judge, and keeps of each test that called a lab model the shapes of the requests it sent
+(`recorded_runs`): the visible tests' as REFERENCE_RUNS in the student package (data only, no
+reference code), the held-back tests' as REFERENCE_RUNS in the instructor's held-back package,
+which a student's install never holds. A check sets each failing visible test's run beside the
+reference's (`parting`), from the first turn where the two differ, and the cause's one drawing
+shows it; a failing held-back test says only the parting's sentence (`summary`), in its message.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from agentlab_magics.checking.report import SentRequest
 
-REFERENCE_RUNS = "reference-runs.json"  # in the starters' package, made by `agentlab course build`
+REFERENCE_RUNS = "reference-runs.json"  # in the starters' and the held-back package (course build)
 ROWS = 6  # turns a parting shows, from the first where the runs part
 
 
@@ -65,34 +67,43 @@ def _unkept(turn: int, sent: int) -> str:
     return "" if turn > sent else "…"
 
 
-def reference_run(test: str) -> dict[str, Any] | None:
-    """The reference's run of the visible test named `test`, as the package keeps it."""
-    return _shipped().get(test)
+def reference_run(test: str, *, held_back: bool = False) -> dict[str, Any] | None:
+    """The reference's run of the test named `test`, as the package keeps it: the student
+    package for a visible test, the instructor's held-back package for a held-back one."""
+    return shipped_runs(held_back).get(test)
 
 
 @functools.cache
-def _shipped() -> dict[str, Any]:
+def shipped_runs(held_back: bool) -> dict[str, Any]:
+    """Every reference run the package keeps (module docstring), by test name."""
+    from agentlab_magics.course.heldback import held_back_package
     from agentlab_magics.course.starter_files import PACKAGE
 
+    package = held_back_package() if held_back else PACKAGE
+    if package is None:
+        return {}
     try:
-        text = importlib.resources.files(PACKAGE).joinpath(REFERENCE_RUNS).read_text("utf-8")
-    except FileNotFoundError:
+        text = importlib.resources.files(package).joinpath(REFERENCE_RUNS).read_text("utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
         return {}
     return json.loads(text)
 
 
 @functools.cache
-def recorded_runs() -> str:
-    """REFERENCE_RUNS's JSON text: each visible test that calls a lab model, by name, with the
-    requests the reference's run sent it ({"sent": how many, "shapes": the last ones kept}).
-    Needs the instructor package."""
-    from agentlab_magics.checking.runner import run
+def recorded_runs(held_back: bool = False) -> str:
+    """REFERENCE_RUNS's JSON text: each visible test (or, with `held_back`, each held-back
+    test) that calls a lab model, by name, with the requests the reference's run sent it
+    ({"sent": how many, "shapes": the last ones kept}). Needs the instructor package."""
+    from agentlab_magics.checking.runner import lab_tests, run
     from agentlab_magics.course import find_lab
     from agentlab_magics.course.catalog import labs
 
     runs: dict[str, Any] = {}
     for lab_id in labs():
-        report = run(lab_id, "", source=find_lab(lab_id).reference)
+        lab = find_lab(lab_id)
+        wanted = [test.name for test in lab_tests(lab, held_back=held_back)
+                  if test.held_back == held_back]
+        report = run(lab_id, "", source=lab.reference, held_back=held_back, only=wanted)
         for outcome in report.outcomes:
             if outcome.passed and outcome.requests and outcome.name not in runs:
                 runs[outcome.name] = {"sent": outcome.requests_sent,

@@ -366,9 +366,13 @@ class Trial:
                               if isinstance(stopped, EventsDiffer) else None)
         if isinstance(stopped, OutOfTime):
             self.spun(outcome, stopped)
-        reference = None if test.held_back else reference_run(test.name)
-        if stopped is not None and requests and reference:
-            outcome.parting = parting(requests, sent, reference)
+        reference = reference_run(test.name, held_back=test.held_back)
+        parted = (parting(requests, sent, reference)
+                  if stopped is not None and requests and reference else None)
+        if parted and test.held_back:  # no shape of a held-back run is shown, only the sentence
+            outcome.message = cap(f"{outcome.message} {parted['summary']}")
+        else:
+            outcome.parting = parted
         outcome.cause = cause_of(outcome)
         return outcome
 

@@ -1,6 +1,8 @@
 """The files of the student package made from the reference, in course/starters/, GENERATED:
 each lab's starter (<lab>.py), the demonstration's recording (demo-recording.json), and the
-requests the reference sent in each visible test (reference-runs.json, `checking.parting`).
+requests the reference sent in each visible test (reference-runs.json, `checking.parting`);
+and the one generated file of the instructor's held-back package: the requests the reference
+sent in each held-back test (its reference-runs.json, which no student install holds).
 
 The starters are made in the instructor package (agentlab_instructor.lab_files), from the
 reference, and the recording by playing the reference harness (agentlab_magics.demo); `agentlab
@@ -74,3 +76,17 @@ def _present(folder: Path) -> set[str]:
     __init__.py)."""
     return {path.name for pattern in ("*.py", "*.json") for path in folder.glob(pattern)
             if path.name != "__init__.py"}
+
+
+def held_back_runs() -> tuple[Path, str] | None:
+    """Where the held-back tests' reference runs go (the instructor's held-back package, as
+    installed from a checkout) and what they are; None where there is no such package.
+    `agentlab course build` writes it and `--check` compares it, as for the starters."""
+    from agentlab_magics.checking.parting import REFERENCE_RUNS, recorded_runs
+    from agentlab_magics.course.heldback import held_back_package
+
+    package = held_back_package()
+    if package is None:
+        return None
+    folder = Path(str(importlib.resources.files(package)))
+    return folder / REFERENCE_RUNS, recorded_runs(held_back=True)

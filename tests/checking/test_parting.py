@@ -1,13 +1,23 @@
 """Where a run parts from the reference's: the requests aligned by turn (a model call) from the
 first turn where they part, on data; the reference runs the student package ships (visible
-tests only, shapes only, small); and the parting drawn in the static report, escaped."""
+tests only, shapes only, small) and those the instructor's package keeps for held-back tests;
+the parting drawn in the static report, escaped; and a held-back test's parting said only in a
+sentence."""
 
 from __future__ import annotations
 
 import importlib.resources
 import json
+import re
 
-from agentlab_magics.checking.parting import REFERENCE_RUNS, parting, turns
+from agentlab_magics.checking import run
+from agentlab_magics.checking.parting import (
+    REFERENCE_RUNS,
+    shipped_runs,
+    parting,
+    reference_run,
+    turns,
+)
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab, labs
@@ -74,3 +84,27 @@ def test_the_static_report_draws_the_parting_once_escaped():
     assert "&lt;b&gt;U&lt;/b&gt;" in html and "went on to &lt;i&gt;2&lt;/i&gt;." in html
     assert '<tr class="al-parts"><td class="al-index">2</td>' in html
     assert "(no request)" in html
+
+
+def test_the_instructor_package_holds_the_held_back_tests_reference_runs_and_only_those():
+    runs = shipped_runs(held_back=True)
+    held_back = {test.name for lab_id in labs() for test in
+                 lab_tests(find_lab(lab_id), held_back=True) if test.held_back}
+    assert runs and set(runs) <= held_back
+
+
+def test_a_failing_held_back_test_says_where_it_parts_in_a_sentence_and_draws_nothing():
+    lab = find_lab("lesson3")
+    no_return = lab.reference.replace("        if not calls:\n            return reply\n",
+                                      "        if not calls:\n            pass\n")
+    assert no_return != lab.reference
+    report = run("lesson3", "", source=no_return, held_back=True, timeout=5)
+    held_back = {test.name for test in lab_tests(lab, held_back=True) if test.held_back}
+    parted = [o for o in report.outcomes if not o.passed and o.name in held_back
+              and reference_run(o.name, held_back=True)]
+    assert parted, "no held-back test of lesson 3 that calls a model failed"
+    for outcome in parted:
+        assert outcome.parting is None
+        assert re.search(r"The reference (stops after|makes) \d+ calls?;", outcome.message)
+    visible = [o for o in report.outcomes if not o.passed and o.name not in held_back]
+    assert any(o.parting for o in visible)  # a visible one is drawn beside the reference
