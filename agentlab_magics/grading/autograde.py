@@ -138,6 +138,10 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.kernel_spec.interrupt_mode = "message"
         kw["cwd"] = str(self.sandbox.scratch)
         kw["env"] = {k: v for k, v in (kw.get("env") or os.environ).items() if k in KEPT_ENV}
+        # What the kernel writes to its own stdout and stderr (ipykernel's banner, or a
+        # submission writing to its file descriptors) is nobody's to read: never the grader's
+        # terminal. The notebook's outputs travel over the kernel's messages.
+        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         command, kw = await super()._async_pre_start_kernel(**kw)
         self.sandbox.give(self.sandbox.scratch)
         return command, kw

@@ -201,6 +201,8 @@ def test_without_keep_the_demo_says_its_folder_is_gone_and_how_to_keep_it(monkey
                        seconds=1)
 
     monkeypatch.setattr(demo_course, "run_demo", played)
+    monkeypatch.setattr("agentlab_magics.cli._demo_report",
+                        lambda course, out: out / "index.html")  # no term to report on here
     monkeypatch.setattr("agentlab_magics.term.students.HANDS_IN", {"ann": "a lesson"})
     assert main(["course", "demo", "--course", "nbgrader_course"]) == 0
     (folder,) = worked_in

@@ -200,6 +200,7 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
     out = run.communicate(timeout=120)[0]
     assert run.returncode == 130, out
     assert "Stopped." in out
+    assert "--existing" not in out  # no kernel writes to the grader's terminal (its banner)
     merged = json.loads(state.read_text())
     records = _summary(course)
     assert 1 <= len(merged) < len(STUDENTS)
