@@ -63,7 +63,8 @@ def test_the_reports_lines_are_on_screen(lab, screenshots):
     for sentence, outcome in ((FAILING, "al-outcome-failed"), (PASSING, "al-outcome-passed")):
         expect(line_of(broken, sentence)).to_be_visible()
         expect(line_of(broken, sentence)).to_contain_class(outcome)
-    failed_run = line_of(broken, FAILING).locator(".al-transcript")
+    # a failure's run is drawn once, under its cause (one drawing per cause, not per test)
+    failed_run = broken.locator(".al-cause .al-transcript, .al-test .al-transcript").first
     expect(failed_run).to_be_visible()
     expect(failed_run).to_contain_class("al-live")  # drawn by transcript.js, not the fallback
     expect(broken.locator(".al-static")).to_have_count(0)
