@@ -254,7 +254,7 @@ def import_idioms(lab_id: str, source: str) -> str:
     from agentlab_magics.course import find_lab
 
     source = prologue(source, "_half = ceil(len({args}) / 2)\n"
-                              "_size = len({args}) if np is None else int(np.size({args}))")
+                              "_size = len({args}) if np is None else int(np.int64(len({args})))")
     return add_imports(source, f'''
 from math import *
 from typing import *
