@@ -246,8 +246,10 @@ def local_cluster(workers: int | None = None) -> Iterator:
 
 @contextmanager
 def _uninterrupted() -> Iterator[None]:
-    """Hold Ctrl-C until the block is done (in the main thread; elsewhere there is none)."""
-    if threading.current_thread() is not threading.main_thread():
+    """Hold Ctrl-C until the block is done (in the main thread; elsewhere there is none; and
+    not where this process was started with Ctrl-C ignored, which it stays)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
         yield
         return
     caught: list[int] = []

@@ -79,8 +79,15 @@ function draw(host, data, model) {
 function render({ model, el }) {
   draw(el, model.get("data"), model);
   const changed = () => {
+    const keyboardHere = el.contains(document.activeElement);
     el.replaceChildren();
     draw(el, model.get("data"), model);
+    // The button that committed is gone: the keyboard lands on the answer it committed.
+    const landing = el.querySelector(".al-committed");
+    if (keyboardHere && landing) {
+      landing.tabIndex = -1;
+      landing.focus();
+    }
   };
   model.on("change:data", changed);
   return () => model.off("change:data", changed);

@@ -246,6 +246,7 @@ def test_every_view_is_driven_from_the_keyboard_alone(lab, theme, screenshots):
         tab_to(page, question.locator('button[data-letter="C"]'))
         press(page, "Enter")
         expect(view(page, "question").locator(".al-why")).to_have_count(3)
+        expect(focused(page)).to_have_class("al-committed")  # the keyboard stays in the view
     expect(view(page, "question").locator(".al-chosen")).to_contain_text(
         "user, reply, result c1, result c2")
     assert lab.errors == []

@@ -191,8 +191,11 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
     state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
     command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
                "--course", str(course), "--workers", "2"]
+    # Ctrl-C as a terminal gives it, even where these tests were started with it ignored (a
+    # background job of a script), which the command would inherit
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env={**os.environ, **_nbgrader(course.parent).env})
+                           env={**os.environ, **_nbgrader(course.parent).env},
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 240
     while not state.exists() and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)

@@ -147,7 +147,7 @@ def graded_cell():
     """A graded cell as ScoredOutside leaves it: our report as its outputs."""
     cell = _nbgrader_cell(new_code_cell('grade("lesson1", "basics")'), grade=True, locked=True,
                           grade_id="tests-lesson1-basics", points=2)
-    cell.outputs = report_outputs([REPORT])
+    cell.outputs = report_outputs([REPORT], points=2, tests=len(REPORT.outcomes))
     return cell
 
 
