@@ -138,9 +138,8 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
                 except TimeoutError:
                     done = set()
                 pending -= done
-                ended = {futures[future].student: future for future in done}
                 with _uninterrupted():  # merged and recorded, or neither
-                    finished = _settle(where, kit, writer, todo, ended, futures)
+                    finished = _settle(where, kit, writer, todo, done, futures)
                     records.update((record.student, record) for record in finished)
                 for record in finished:
                     bar.step(f"{record.student}: {record.status}")
@@ -155,13 +154,13 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
 
 
 def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
-            todo: dict[str, tuple[Submission, str]], ended: dict, futures: dict
+            todo: dict[str, tuple[Submission, str]], done: set, futures: dict
             ) -> list[Record]:
-    """The records of the tasks that `ended` (by student), filled in: their autograded
+    """The records of the `done` tasks, filled in: their autograded
     folders put in place, what they graded merged in one transaction, and only then its
     fingerprints noted."""
     merged: list[tuple[Record, Scores]] = []
-    for future in ended.values():
+    for future in done:
         record = futures[future]
         if future.status != "finished":
             record.status = "failed"
@@ -188,7 +187,7 @@ def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
         for (record, _), (score, max_score) in zip(merged, totals):
             record.status, record.merged = "graded", now
             record.score, record.max_score = score, max_score
-    return [futures[future] for future in ended.values()]
+    return [futures[future] for future in done]
 
 
 def _counts(records: dict[str, Record], client, pending: set) -> str:
