@@ -362,12 +362,8 @@ def _course_build(args: argparse.Namespace) -> int:
     if args.check:
         return _course_check(args.course, starters)
     require_course(args.course)
-    written = starter_files.build(starters) + notebooks.build(args.course)
-    held_back = starter_files.held_back_runs()
-    if held_back is not None:
-        path, text = held_back
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+    written = (starter_files.build(starters) + starter_files.build_held_back()
+               + notebooks.build(args.course))
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -389,11 +385,8 @@ def _course_check(course: Path, starters: Path) -> int:
     from agentlab_magics.term import notebooks
 
     stale = {course: notebooks.stale(course), starters: starter_files.stale(starters)}
-    held_back = starter_files.held_back_runs()
-    if held_back is not None:
-        path, text = held_back
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            stale[path.parent] = [path.name]
+    for path in starter_files.stale_held_back():
+        stale[path.parent] = [path.name]
     for folder, names in stale.items():
         if names:
             print(f"Out of date in {folder}: {', '.join(names)}. Run `agentlab course build` "

@@ -78,10 +78,31 @@ def _present(folder: Path) -> set[str]:
             if path.name != "__init__.py"}
 
 
-def held_back_runs() -> tuple[Path, str] | None:
-    """Where the held-back tests' reference runs go (the instructor's held-back package, as
-    installed from a checkout) and what they are; None where there is no such package.
-    `agentlab course build` writes it and `--check` compares it, as for the starters."""
+def build_held_back() -> list[Path]:
+    """Write the held-back tests' reference runs into the instructor's held-back package (as
+    installed from a checkout); the file written, none where there is no such package."""
+    made = _held_back_runs()
+    if made is None:
+        return []
+    path, text = made
+    path.write_text(text, encoding="utf-8")
+    return [path]
+
+
+def stale_held_back() -> list[Path]:
+    """The held-back tests' reference runs file, when it is missing or differs from what the
+    reference gives now; nothing where there is no held-back package."""
+    made = _held_back_runs()
+    if made is None:
+        return []
+    path, text = made
+    fresh = path.is_file() and path.read_text(encoding="utf-8") == text
+    return [] if fresh else [path]
+
+
+def _held_back_runs() -> tuple[Path, str] | None:
+    """Where the held-back tests' reference runs go and what they are; None where there is
+    no instructor's held-back package."""
     from agentlab_magics.checking.parting import REFERENCE_RUNS, recorded_runs
     from agentlab_magics.course.heldback import held_back_package
 
