@@ -16,11 +16,14 @@ Everything the student process sends is bounded (`wire` caps a frame's bytes and
 depth; `CROSSING_CAP` the calls back one test may make) and validated (`protocol`); a process
 that breaks the protocol, dies, or outlives the test's time fails the test with a sentence
 (`Stopped`) and is killed, and the next test gets a fresh one. Before a process that ran out
-of time is killed, the judge asks it (SIGUSR1) which line of the student's file it was running:
-its answer, the student's word, only names a line in the sentence (`OutOfTime.line`), and one
-that does not answer gets no line. A test may also be given a `Glance`: the process is asked its
-line every so often, and the test stops once two looks in a row find it on the line an earlier
-test spun on with no message from it between (a run that makes progress talks to the judge).
+of time is killed, the judge asks it (SIGUSR1, sent to the pid it has on this machine, which a
+sandbox's process is looked up by when it says hello) which line of the student's file it was
+running: its answer, the student's word, only names a line in the sentence (`OutOfTime.line`),
+and one that does not answer gets no line. A test's time is its code's (`clock.Clock`): what a
+busy machine kept it waiting for a CPU is added to it. A test may also be given a `Glance`:
+the process is asked its line every so often, and the test stops once two looks in a row find
+it on the line an earlier test spun on with no message from it between (a run that makes
+progress talks to the judge).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentlab_magics.checking import protocol
+from agentlab_magics.checking.clock import Clock
+from agentlab_magics.checking.process_tree import host_pid
 from agentlab_magics.checking.protocol import (
     FROM_STUDENT,
     Ask,
@@ -396,11 +401,16 @@ class StudentProcess:
         self.next_number = 1
         self.names: dict[str, bool] = {}
         self.elsewhere: dict[str, str] = {}
-        self.deadline: float | None = None
+        self.clock: Clock | None = None  # the running test's (or start's, or load's)
         self.on_message: Callable[[], None] | None = None
-        self.answers = False  # whether the process the judge signals is the one that answers
+        self.speaker: int | None = None  # the pid, here, of the process that says its line
         self.glance: Glance | None = None
         self._reset_tables()
+
+    @property
+    def deadline(self) -> float | None:
+        """When the running test (or start, or load) is out of time, if one runs."""
+        return None if self.clock is None else self.clock.deadline
 
     def _reset_tables(self) -> None:
         """Forget what one test handed over; the handles lent stay (and numbers are never
@@ -464,13 +474,14 @@ class StudentProcess:
         return process
 
     def hello(self) -> None:
-        self.deadline = time.monotonic() + START_LIMIT
+        self.clock = Clock(self.pid, START_LIMIT)
         said = self.receive()
         if not isinstance(said, Hello) or said.version != VERSION:
             raise self.broken(Unreadable("The process that runs your code did not start as "
                                          "the checker expects: reinstall agentlab_magics."))
-        self.answers = said.pid == self.pid  # a sandbox runs it in a process of its own
-        self.deadline = None
+        # a sandbox runs it in a process under the one started, known there by a pid of its own
+        self.speaker = self.pid if said.pid == self.pid else host_pid(self.pid, said.pid)
+        self.clock = None
 
     # -- a test -----------------------------------------------------------------------------
 
@@ -479,11 +490,10 @@ class StudentProcess:
         """A test starts: it has `seconds` in all; `on_message` runs after every message. With
         `glance` (every, line), a `Glance` looks at the process every `every` seconds and stops
         the test (OutOfTime, early) once it stays on `line`."""
-        now = time.monotonic()
-        self.deadline = now + seconds
+        self.clock = Clock(self.pid, seconds)
         self.on_message = on_message
-        self.glance = (Glance(glance[1], glance[0], now + glance[0])
-                       if glance and self.answers else None)
+        self.glance = (Glance(glance[1], glance[0], time.monotonic() + glance[0])
+                       if glance and self.speaker is not None else None)
 
     def end(self) -> str:
         """The test is over: what the code printed during it; the student process forgets the
@@ -499,19 +509,19 @@ class StudentProcess:
             except (OSError, FrameLate):
                 self.kill()
         self._reset_tables()
-        self.deadline, self.on_message, self.glance = None, None, None
+        self.clock, self.on_message, self.glance = None, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
              path: list[str], seconds: float) -> dict[str, bool]:
         """Run the student's source there; the names it defines, each with whether it can be
         called. Raises what the code raised while it loaded (`crossed`), or Stopped."""
-        self.deadline = time.monotonic() + seconds
+        self.clock = Clock(self.pid, seconds)
         try:
             said = self.converse(protocol.load(source, filename, module, names, path),
                                  expect=Loaded)
         finally:
-            self.deadline = None
+            self.clock = None
         self.names, self.elsewhere = said.names, said.elsewhere
         return said.names
 
@@ -654,13 +664,16 @@ class StudentProcess:
         while True:
             deadline, glance = self.deadline, self.glance
             if deadline is not None and time.monotonic() >= deadline:
+                assert self.clock is not None
+                if self.clock.stretched():
+                    continue
                 raise FrameLate("the deadline passed")
             until = deadline if glance is None or deadline is None else min(deadline, glance.next)
             try:
                 raw = self.reader.frame(until, hook=self.incoming)
             except FrameLate:
                 if glance is None or deadline is None:
-                    raise
+                    continue  # the deadline passed: the loop's first lines say what follows
                 glance.next, glance.asked = time.monotonic() + glance.every, True
                 self._ask_line()
                 continue
@@ -681,7 +694,7 @@ class StudentProcess:
     def last_line(self) -> int | None:
         """The line of the student's file a process out of time says it was running (within
         LINE_LIMIT; other messages it sends meanwhile are left unread), or None."""
-        if not (self.alive and self.answers and self._ask_line()):
+        if not (self.alive and self._ask_line()):
             return None
         until = time.monotonic() + LINE_LIMIT
         while time.monotonic() < until:
@@ -695,8 +708,10 @@ class StudentProcess:
 
     def _ask_line(self) -> bool:
         """Signal the process to say its line; whether the signal went."""
+        if self.speaker is None:
+            return False
         try:
-            os.kill(self.pid, signal.SIGUSR1)
+            os.kill(self.speaker, signal.SIGUSR1)
         except OSError:
             return False
         return True

@@ -96,6 +96,11 @@ class CheckReport(BaseModel):
     def all_passed(self) -> bool:
         return self.problem is None and self.total > 0 and self.passed == self.total
 
+    @property
+    def spun_on(self) -> int | None:
+        """The line the first test that ran out of time was running, if one did."""
+        return next((o.spun_on for o in self.outcomes if o.spun_on is not None), None)
+
     def causes(self) -> list[Cause]:
         """The failures grouped by cause, each with its lead sentence (`diagnosis`)."""
         from agentlab_magics.checking.diagnosis import causes

@@ -9,7 +9,8 @@ module, as `judge.StudentCode`; a missing name fails with a sentence) and `recor
 list a run appended to, and its model, for the report).
 
 A test that runs out of time names the line of the student's code it was spinning on; once one
-has, every later test of the check is looked at every `GLANCE` seconds and stopped, rather than
+has (in this check, or in an earlier check of the same code the caller names), every later test
+of the check is looked at every `GLANCE` seconds and stopped, rather than
 waited out, once two looks in a row find it on that same line having done nothing else between
 (`judge.Glance`); its sentence says so.
 
@@ -180,7 +181,7 @@ class Source:
 def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = TIME_LIMIT,
         only: list[str] | None = None, held_back: bool = False,
         source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None,
-        launch: Launch | None = None) -> CheckReport:
+        launch: Launch | None = None, spinning: int | None = None) -> CheckReport:
     """Check `harness` against the lab's tests (all, or the ones named in `only`); the tests
     the instructor holds back run only when `held_back` is true. `on_outcome` is handed each
     test's outcome, in order, as soon as it is known (for a live display).
@@ -188,7 +189,8 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
     `harness` is a path of a .py file, or a module already made (the notebook's names, which
     are then served by a fork of this process); with `source`, `harness` is ignored and the
     source is checked as the lab's module (`CELL` names it). `launch` starts a student process
-    (default: a fresh interpreter here; the grader's runs in its sandbox).
+    (default: a fresh interpreter here; the grader's runs in its sandbox). `spinning` is a line
+    an earlier check of the same code ran out of time on: every test is glanced at for it.
     """
     lab = find_lab(lab_id)
     seconds = checked_timeout(timeout)
@@ -197,7 +199,7 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
         code = _code(lab, harness, source)
     except CodeProblem as exc:
         return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
-    trial = Trial(lab, tests, code, seconds, launch or StudentProcess.local)
+    trial = Trial(lab, tests, code, seconds, launch or StudentProcess.local, spinning)
     return within_size(trial.report(on_outcome))
 
 
@@ -257,11 +259,11 @@ class Trial:
     student process the one before left alive (a fresh one after a death or a kill)."""
 
     def __init__(self, lab: Lab, tests: list[LabTest], code: Source | types.ModuleType,
-                 timeout: float, launch: Launch) -> None:
+                 timeout: float, launch: Launch, spinning: int | None = None) -> None:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
         self.names = sorted(HARNESS_NAMES | set(lab.names))
-        self.spinning: int | None = None
+        self.spinning = spinning
         """The line the first test that ran out of time was on, once one has."""
 
     def report(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:

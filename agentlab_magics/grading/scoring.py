@@ -3,10 +3,12 @@
 It reads one request on standard input, {"checks": [{"lab", "held_back", "only"}], "answers":
 {lab id: the lab cell's source}, "hidden": [paths], "covered": [setuid files]}, checks each lab
 cell's source as asked (the tests run here; the student's code in a fresh student process in a
-sandbox of its own, made ahead by `Spares`), and writes one CheckReport per check, a JSON line
-each, in the request's order. The grader (`autograde.score_jobs`) starts it under a memory cap
-and waits for it no longer than the checks' time: whatever a submission makes the judge do, no
-grader waits on it past that, and a report it did not write scores 0 with a sentence.
+sandbox of its own, made ahead by `Spares`; once a lab's code ran out of time on a line, the
+lab's later checks glance for that line from their first test), and writes one CheckReport per
+check, a JSON line each, in the request's order. The grader (`autograde.score_jobs`) starts it
+under a memory cap and waits for it no longer than the checks' time: whatever a submission
+makes the judge do, no grader waits on it past that, and a report it did not write scores 0
+with a sentence.
 """
 
 from __future__ import annotations
@@ -45,11 +47,15 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, resource.getrlimit(resource.RLIMIT_AS)[1]))
     request = json.loads(sys.stdin.read())
     spares = Spares(sandboxed(request["hidden"], request["covered"]), eager=True)
+    spun: dict[str, int] = {}  # by lab: the line its code first ran out of time on
     try:
         for check in request["checks"]:
-            report = run(check["lab"], "", source=request["answers"][check["lab"]],
-                         timeout=TIMEOUT, held_back=check["held_back"], only=check["only"],
-                         launch=spares.take)
+            lab = check["lab"]
+            report = run(lab, "", source=request["answers"][lab], timeout=TIMEOUT,
+                         held_back=check["held_back"], only=check["only"],
+                         launch=spares.take, spinning=spun.get(lab))
+            if report.spun_on is not None:
+                spun.setdefault(lab, report.spun_on)
             sys.stdout.write(report.model_dump_json() + "\n")
             sys.stdout.flush()
     finally:

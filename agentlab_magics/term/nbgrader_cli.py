@@ -1,21 +1,26 @@
 """nbgrader's own command line, run by the Python running agentlab, one process a command.
 
 A command runs nbgrader's entry point (`nbgrader.apps.nbgraderapp.main`, what the `nbgrader`
-script and `python -m nbgrader` call) with one import kept out: `rfc3987_syntax`, which
-jsonschema loads, if installed, to check the "iri" formats nbgrader never uses, and which
-compiles 39 grammars as it loads: 2 of the 3.5 s of CPU a command takes to start.
-The command's environment puts this Python's scripts first on PATH (nbgrader runs `alembic`
-when it makes a gradebook; `tools_on_path` does the same for nbgrader run in this process)
-and adds what the caller gives; nbgrader reads its configuration from the working folder.
+script and `python -m nbgrader` call) in a process of its own, forked from one that imported
+nbgrader once (multiprocessing's fork server, `nbgrader_warm` preloaded): a command starts in
+milliseconds, not the second of CPU an interpreter importing nbgrader takes, and each still has
+nbgrader's state to itself. The import keeps one module out: `rfc3987_syntax`, which jsonschema
+loads, if installed, to check the "iri" formats nbgrader never uses, and which compiles 39
+grammars as it loads. The command's environment is the caller's with this Python's scripts
+first on PATH (nbgrader runs `alembic` when it makes a gradebook; `tools_on_path` does the same
+for nbgrader run in this process) and what the caller adds; it runs in the folder it is given,
+where nbgrader reads its configuration, and writes its log (nbgrader logs to stderr) to a file
+the caller reads.
 """
-
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
+import multiprocessing.context
 import os
-import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +29,7 @@ from agentlab_magics.problems import Problem
 
 INSTALL = 'pip install -e ".[course]"'
 SLOW_IMPORTS = ("rfc3987_syntax",)
-KEEP_OUT = "import sys; " + "".join(f"sys.modules[{name!r}] = None; " for name in SLOW_IMPORTS)
-LAUNCH = KEEP_OUT + "from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
-# Prints, pickled, the configuration an nbgrader command started in the working folder reads.
-CONFIGURATION = (KEEP_OUT + "import pickle; from nbgrader.apps.autogradeapp import AutogradeApp; "
-                 "app = AutogradeApp(); app.load_config_file(); "
-                 "sys.stdout.buffer.write(pickle.dumps(app.config))")
+WARM = "agentlab_magics.term.nbgrader_warm"
 
 
 def without_slow_imports() -> None:
@@ -86,27 +86,72 @@ class Nbgrader:
         return {**os.environ, "PATH": _with_scripts(os.environ.get("PATH", "")), **self.env}
 
     def run(self, *args: str, cwd: Path) -> str:
-        """Run `nbgrader ARGS` in `cwd`; its log (nbgrader logs to stderr), or NbgraderFailed."""
-        done = self._python(LAUNCH, *args, cwd=cwd, what=f"`nbgrader {' '.join(args)}`")
-        return (done.stdout + done.stderr).decode(errors="replace")
+        """Run `nbgrader ARGS` in `cwd`; its log, or NbgraderFailed."""
+        log, _ = self._forked(_command, args, cwd=cwd, what=f"`nbgrader {' '.join(args)}`")
+        return log
 
     def configuration(self, cwd: Path) -> dict:
         """The configuration (a traitlets Config) an nbgrader command run in `cwd` would read:
         its nbgrader_config.py and the Jupyter configuration folders'."""
         import pickle
 
-        done = self._python(CONFIGURATION, cwd=cwd, what="reading nbgrader's configuration")
-        return pickle.loads(done.stdout)
+        _, made = self._forked(_configuration, (), cwd=cwd,
+                               what="reading nbgrader's configuration")
+        return pickle.loads(made)
 
-    def _python(self, code: str, *args: str, cwd: Path, what: str
-                ) -> subprocess.CompletedProcess:
-        """This Python running `code` with `args` in `cwd`, or NbgraderFailed ending with the
-        last lines it wrote."""
-        done = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd,
-                              env=self.environment(), capture_output=True,
-                              stdin=subprocess.DEVNULL, check=False)
-        if done.returncode != 0:
-            log = (done.stdout + done.stderr).decode(errors="replace")
-            tail = "\n".join(log.strip().splitlines()[-15:])
-            raise NbgraderFailed(f"{what} (in {cwd}) exited with {done.returncode}:\n{tail}")
-        return done
+    def _forked(self, target: Callable[..., None], args: tuple[str, ...], *, cwd: Path,
+                what: str) -> tuple[str, bytes]:
+        """`target(args, made)` in a fork of the warm process, in `cwd`, in the command's
+        environment: what it logged and the bytes it left in the file `made`; or
+        NbgraderFailed, ending with the last lines it logged."""
+        with tempfile.TemporaryDirectory(prefix="agentlab-nbgrader-") as scratch:
+            log, made = Path(scratch) / "log", Path(scratch) / "made"
+            process = _forks().Process(target=_in_fork, args=(
+                target, args, str(cwd), self.environment(), str(log), str(made)))
+            process.start()
+            process.join()
+            logged = log.read_bytes().decode(errors="replace") if log.exists() else ""
+            if process.exitcode != 0:
+                tail = "\n".join(logged.strip().splitlines()[-15:])
+                raise NbgraderFailed(f"{what} (in {cwd}) exited with {process.exitcode}:\n"
+                                     f"{tail}")
+            return logged, made.read_bytes() if made.exists() else b""
+
+
+def _forks() -> multiprocessing.context.ForkServerContext:
+    """The fork server's context, its server preloading WARM (it starts at the first fork)."""
+    context = multiprocessing.get_context("forkserver")
+    assert isinstance(context, multiprocessing.context.ForkServerContext)
+    context.set_forkserver_preload([WARM])
+    return context
+
+
+def _in_fork(target: Callable[..., None], args: tuple[str, ...], cwd: str,
+             env: dict[str, str], log: str, made: str) -> None:
+    """In the fork: standard output and error go to `log`, the folder is `cwd`, the
+    environment `env`, and `target(args, made)` runs; its exit status is the fork's."""
+    written = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(written, 1)
+    os.dup2(written, 2)
+    os.close(written)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    target(args, made)
+
+
+def _command(args: tuple[str, ...], made: str) -> None:
+    from nbgrader.apps.nbgraderapp import main
+
+    sys.argv = ["nbgrader", *args]
+    sys.exit(main())
+
+
+def _configuration(args: tuple[str, ...], made: str) -> None:
+    import pickle
+
+    from nbgrader.apps.autogradeapp import AutogradeApp
+
+    app = AutogradeApp()
+    app.load_config_file()
+    Path(made).write_bytes(pickle.dumps(app.config))

@@ -41,7 +41,6 @@ from nbformat.v4 import new_code_cell
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
-from agentlab_magics.term.nbgrader_cli import LAUNCH
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
 from tests.nbgrader_course import round_course
@@ -872,7 +871,7 @@ def graded(tmp_path_factory) -> Round:
         done = subprocess.run(
             ["unshare", "--mount", "--propagation", "private", sys.executable,
              str(HERE / "private_tmp.py"), *kept, "--report", str(report),
-             "--", sys.executable, "-c", LAUNCH, "autograde", LAB],
+             "--", sys.executable, "-m", "nbgrader", "autograde", LAB],
             cwd=course, env=nbgrader.environment(), capture_output=True, text=True,
             stdin=subprocess.DEVNULL, timeout=600)
         db_after = db.read_bytes()
@@ -885,7 +884,7 @@ def graded(tmp_path_factory) -> Round:
                     for name, path in watched.items()}
     hashes_after.update(_hashes(course / "submitted"))
     grades = _grades(f"sqlite:///{db}")
-    feedback = subprocess.run([sys.executable, "-c", LAUNCH, "generate_feedback", LAB],
+    feedback = subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", LAB],
                               cwd=course, env=nbgrader.environment(), capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=600)
     measured = json.loads(report.read_text()) if report.exists() else {
