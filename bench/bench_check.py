@@ -10,6 +10,9 @@ that returns at once; the student's code calls a judge object), and how many cro
 lab's check makes. Prints the ratios; asserts nothing.
 Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
+`python bench/bench_check.py kernel [checks]`: one real kernel's memory after its first %%check
+and after `checks` more, and the live line's cost a check (%%check against %%check --quiet).
+
 `python bench/bench_check.py cold [repeats]`: a student's first check from a shell, cold, in
 one run: fresh processes of `agentlab check lesson1 --harness STARTER` (the venv's own entry
 point), interleaved with `python -c pass` and a program that builds one Pydantic model (the floor of
@@ -216,8 +219,53 @@ def compiled_once(folder: str) -> dict[str, str]:
     return environment
 
 
+def kernel(checks: int = 100) -> None:
+    """In one real kernel: its memory after the first check and after `checks` more (lesson7,
+    the reference), and what the live line costs a check (`%%check` against `%%check
+    --quiet`, interleaved, medians)."""
+    from jupyter_client.manager import start_new_kernel
+
+    lab = find_lab("lesson7")
+    cell = {mode: f"%%check {lab.id}{mode}\n{lab.reference}" for mode in ("", " --quiet")}
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        def execute(code: str) -> float:
+            started = time.perf_counter()
+            reply = client.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
+            if reply["content"]["status"] != "ok":
+                raise SystemExit(f"the kernel said {reply['content']}")
+            return time.perf_counter() - started
+
+        def memory() -> float:
+            said: list[str] = []
+            client.execute_interactive(
+                "print(next(l for l in open('/proc/self/status') if l.startswith('VmRSS')))",
+                timeout=60, output_hook=lambda msg: said.append(msg["content"].get("text", "")))
+            return int("".join(said).split()[1]) / 1024
+
+        execute("%load_ext agentlab_magics")
+        execute(cell[""])
+        first = memory()
+        times: dict[str, list[float]] = {mode: [] for mode in cell}
+        for turn in range(checks):
+            times[" --quiet" if turn % 2 else ""].append(execute(cell[" --quiet" if turn % 2
+                                                                     else ""]))
+        last = memory()
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    live, quiet = (statistics.median(times[mode]) * 1000 for mode in ("", " --quiet"))
+    print(f"one kernel, {lab.id}'s reference checked {checks + 1} times:")
+    print(f"  kernel memory after 1 check: {first:.1f} MB; after {checks + 1}: {last:.1f} MB "
+          f"({(last - first) / checks * 1024:+.1f} kB a check)")
+    print(f"  %%check {live:.1f} ms, %%check --quiet {quiet:.1f} ms: the live line costs "
+          f"{live - quiet:+.1f} ms a check ({live / quiet:.2f}x)")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["cold"]:
         cold(int(sys.argv[2]) if len(sys.argv) > 2 else 10)
+    elif sys.argv[1:2] == ["kernel"]:
+        kernel(int(sys.argv[2]) if len(sys.argv) > 2 else 100)
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 15)

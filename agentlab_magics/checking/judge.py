@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -830,18 +831,20 @@ class StudentProcess:
                 self.closers[0]()  # the judge's end of the pipe it reads: it reads no more
             except OSError:
                 pass
-            ended = time.monotonic() + CLOSE_LIMIT
-            while time.monotonic() < ended and not self._ended():
-                time.sleep(0.005)
+            self._await_end(CLOSE_LIMIT)
         self.kill()
 
-    def _ended(self) -> bool:
-        """Whether the process has ended, without reaping it."""
+    def _await_end(self, seconds: float) -> None:
+        """Wait for the process to end, no longer than `seconds`, woken the moment it does
+        (its pidfd turns readable then); not at all where it is gone already."""
         try:
-            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) \
-                is not None
-        except ChildProcessError:
-            return True
+            handle = os.pidfd_open(self.pid)
+        except OSError:
+            return
+        try:
+            select.select([handle], [], [], seconds)
+        finally:
+            os.close(handle)
 
     def kill(self) -> str:
         """Kill the process and everything it started; how it had ended, if it had."""
