@@ -186,8 +186,11 @@ class AgentLabMagics(Magics):
             self._say(report.summary())
         else:
             from agentlab_magics.widgets import ReportView
+            from agentlab_magics.widgets.cell_reports import drawn, running_cell
 
-            live.update(ReportView(report))
+            view = ReportView(report)
+            live.update(view)
+            drawn(running_cell(), view)
 
     @line_magic
     def transcript(self, line: str):

@@ -220,8 +220,9 @@ def compiled_once(folder: str) -> dict[str, str]:
 
 
 def kernel(checks: int = 100) -> None:
-    """In one real kernel: its memory after the first check and after `checks` more (lesson7,
-    the reference), and what the live line costs a check (`%%check` against `%%check
+    """In one real kernel, asked as JupyterLab asks it to run one cell again and again: its
+    memory after the first check and after `checks` more (lesson7, the reference), and what
+    the live line costs a check (`%%check` against `%%check
     --quiet`, interleaved, medians)."""
     from jupyter_client.manager import start_new_kernel
 
@@ -230,8 +231,16 @@ def kernel(checks: int = 100) -> None:
     manager, client = start_new_kernel(kernel_name="python3")
     try:
         def execute(code: str) -> float:
+            """Run `code` as JupyterLab runs one cell (allow_stdin, the cell's id), again."""
             started = time.perf_counter()
-            reply = client.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
+            request = client.session.msg("execute_request", {
+                "code": code, "silent": False, "store_history": True, "allow_stdin": True,
+                "stop_on_error": True, "user_expressions": {}}, metadata={"cellId": "lab"})
+            client.shell_channel.send(request)
+            while True:
+                reply = client.get_shell_msg(timeout=120)
+                if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                    break
             if reply["content"]["status"] != "ok":
                 raise SystemExit(f"the kernel said {reply['content']}")
             return time.perf_counter() - started
@@ -244,6 +253,11 @@ def kernel(checks: int = 100) -> None:
             return int("".join(said).split()[1]) / 1024
 
         execute("%load_ext agentlab_magics")
+        execute(lab.reference)
+        plain = memory()
+        for _ in range(checks):  # the baseline: IPython keeping the same cell, unchecked
+            execute(lab.reference)
+        plain_grew = (memory() - plain) / checks * 1024
         execute(cell[""])
         first = memory()
         times: dict[str, list[float]] = {mode: [] for mode in cell}
@@ -257,7 +271,8 @@ def kernel(checks: int = 100) -> None:
     live, quiet = (statistics.median(times[mode]) * 1000 for mode in ("", " --quiet"))
     print(f"one kernel, {lab.id}'s reference checked {checks + 1} times:")
     print(f"  kernel memory after 1 check: {first:.1f} MB; after {checks + 1}: {last:.1f} MB "
-          f"({(last - first) / checks * 1024:+.1f} kB a check)")
+          f"({(last - first) / checks * 1024:+.1f} kB a check; the same cell run {checks} "
+          f"times unchecked: {plain_grew:+.1f} kB a run)")
     print(f"  %%check {live:.1f} ms, %%check --quiet {quiet:.1f} ms: the live line costs "
           f"{live - quiet:+.1f} ms a check ({live / quiet:.2f}x)")
 

@@ -44,10 +44,14 @@ def _own_task() -> Path:
 
 @dataclass
 class Clock:
-    """The deadline of one test run against the process tree of `pid`, started now."""
+    """The deadline of one test run against the process tree of `pid`, started now. What its
+    threads had waited is read now for `runner`'s (the process running the code, `pid` by
+    default) and at the deadline for the whole tree's, so a thread of another process of the
+    tree counts all it ever waited: at worst more time, never past the cap."""
 
     pid: int
     seconds: float
+    runner: int | None = None
     deadline: float = 0.0
     own: int = 0
     theirs: dict[str, int] = field(default_factory=dict)
@@ -56,7 +60,7 @@ class Clock:
     def __post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds
         self.own = _waited(_own_task())
-        self.theirs = {task.name: _waited(task) for task in _tree_threads(self.pid)}
+        self.theirs = {task.name: _waited(task) for task in threads(self.runner or self.pid)}
 
     def stretched(self) -> bool:
         """Whether the deadline moved on by the time waited for a CPU since it was last

@@ -491,7 +491,7 @@ class StudentProcess:
         """A test starts: it has `seconds` in all; `on_message` runs after every message. With
         `glance` (every, line), a `Glance` looks at the process every `every` seconds and stops
         the test (OutOfTime, early) once it stays on `line`."""
-        self.clock = Clock(self.pid, seconds)
+        self.clock = Clock(self.pid, seconds, self.speaker)
         self.on_message = on_message
         self.glance = (Glance(glance[1], glance[0], time.monotonic() + glance[0])
                        if glance and self.speaker is not None else None)
@@ -517,7 +517,7 @@ class StudentProcess:
              path: list[str], seconds: float) -> dict[str, bool]:
         """Run the student's source there; the names it defines, each with whether it can be
         called. Raises what the code raised while it loaded (`crossed`), or Stopped."""
-        self.clock = Clock(self.pid, seconds)
+        self.clock = Clock(self.pid, seconds, self.speaker)
         try:
             said = self.converse(protocol.load(source, filename, module, names, path),
                                  expect=Loaded)
@@ -874,6 +874,9 @@ class StudentProcess:
                     close()
                 except (OSError, ValueError):  # one closed already
                     pass
+            # what it was lent goes now, not at the next collection of the cycle it is in
+            self.handles.clear()
+            self.handle_ids.clear()
         return ending
 
 

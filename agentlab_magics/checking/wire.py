@@ -37,6 +37,8 @@ FRAME_CAP = 32 << 20          # bytes of one frame
 DEPTH_CAP = 100               # containers inside containers in one value
 INT_BITS_CAP = 12_000         # bits of an int carried as JSON (Python prints about 4,300 digits)
 SPIN = 300e-6                 # seconds a reader looks for a frame before it sleeps
+# bytes read from a pipe at a time: one pipe's buffer, so a read allocates no more than it can get
+READ_SIZE = 64 << 10
 SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -98,7 +100,7 @@ class Reader:
     def _fill(self, deadline: float | None) -> None:
         if not self._readable(deadline):
             raise TimedOut("no frame before the deadline")
-        chunk = os.read(self.fd, 1 << 20)
+        chunk = os.read(self.fd, READ_SIZE)
         if not chunk:
             raise PeerGone("the pipe was closed")
         self.buffer += chunk
