@@ -5,7 +5,6 @@ The magics only parse their line and display what these return.
 
 from __future__ import annotations
 
-import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import Commitment, LabProgress, ProgressError
 
 CELL = "<your cell>"
-DRAW_EVERY = 0.2  # seconds between two drawings of the live line, at least
 
 
 def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | None = None,
@@ -124,19 +122,15 @@ def processes_per_check(lab_id: str) -> int:
 class LiveMarks:
     """The line a running %%check shows: the lab's title, each finished test's mark in order
     (an earlier lesson's tests that still hold after their group's heading, as the report
-    has them), and how many of how many are done; handed to `show` after an outcome, at most
-    once every `every` seconds (drawing costs more than a fast test), so while a slow test
-    runs the line may lack the marks of the tests that ended in the moment before it."""
+    has them), and how many of how many are done; handed to `show` again after each outcome."""
 
-    def __init__(self, lab_id: str, show: Callable[[str], None], every: float = DRAW_EVERY
-                 ) -> None:
+    def __init__(self, lab_id: str, show: Callable[[str], None]) -> None:
         self.title = find_lab(lab_id).title
         self.total = _test_count(lab_id)
         self.marks: list[str] = []
         self.done = 0
         self.group = ""
-        self.show, self.every = show, every
-        self.next = time.monotonic() + every
+        self.show = show
         show(self.line())
 
     def __call__(self, outcome: TestOutcome) -> None:
@@ -145,10 +139,7 @@ class LiveMarks:
             self.marks.append(f"| {self.group}:" if self.group else "|")
         self.marks.append(outcome.mark)
         self.done += 1
-        now = time.monotonic()
-        if now >= self.next:
-            self.show(self.line())
-            self.next = now + self.every
+        self.show(self.line())
 
     def line(self) -> str:
         done = " ".join([*self.marks, "…"])

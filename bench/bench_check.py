@@ -11,7 +11,8 @@ lab's check makes. Prints the ratios; asserts nothing.
 Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
 `python bench/bench_check.py kernel [checks]`: one real kernel's memory after its first %%check
-and after `checks` more, and the live line's cost a check (%%check against %%check --quiet).
+and after `checks` more (beside the same cell run unchecked), and what the live line and the
+report's view cost a check (%%check against %%check --quiet).
 
 `python bench/bench_check.py cold [repeats]`: a student's first check from a shell, cold, in
 one run: fresh processes of `agentlab check lesson1 --harness STARTER` (the venv's own entry
@@ -221,9 +222,9 @@ def compiled_once(folder: str) -> dict[str, str]:
 
 def kernel(checks: int = 100) -> None:
     """In one real kernel, asked as JupyterLab asks it to run one cell again and again: its
-    memory after the first check and after `checks` more (lesson7, the reference), and what
-    the live line costs a check (`%%check` against `%%check
-    --quiet`, interleaved, medians)."""
+    memory after the first check and after `checks` more (lesson7, the reference), beside the
+    same cell run unchecked, and what the live line and the report's view cost a check
+    (`%%check` against `%%check --quiet`, interleaved, medians)."""
     from jupyter_client.manager import start_new_kernel
 
     lab = find_lab("lesson7")
@@ -273,8 +274,8 @@ def kernel(checks: int = 100) -> None:
     print(f"  kernel memory after 1 check: {first:.1f} MB; after {checks + 1}: {last:.1f} MB "
           f"({(last - first) / checks * 1024:+.1f} kB a check; the same cell run {checks} "
           f"times unchecked: {plain_grew:+.1f} kB a run)")
-    print(f"  %%check {live:.1f} ms, %%check --quiet {quiet:.1f} ms: the live line costs "
-          f"{live - quiet:+.1f} ms a check ({live / quiet:.2f}x)")
+    print(f"  %%check {live:.1f} ms, %%check --quiet {quiet:.1f} ms: the live line and the "
+          f"report's view cost {live - quiet:+.1f} ms a check ({live / quiet:.2f}x)")
 
 
 if __name__ == "__main__":
