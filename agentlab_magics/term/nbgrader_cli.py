@@ -17,9 +17,11 @@ from __future__ import annotations
 import importlib.util
 import multiprocessing
 import multiprocessing.context
+import multiprocessing.process
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -108,7 +110,12 @@ class Nbgrader:
             log, made = Path(scratch) / "log", Path(scratch) / "made"
             process = _forks().Process(target=_in_fork, args=(
                 target, args, str(cwd), self.environment(), str(log), str(made)))
-            process.start()
+            with _STARTING:
+                process.start()
+                # Process.start reads every listed process's exit code it finds ready (its
+                # _cleanup); a read racing this thread's own join leaves join 255. Unlisted,
+                # only this thread ever reads it.
+                multiprocessing.process._children.discard(process)  # type: ignore[attr-defined]
             process.join()
             logged = log.read_bytes().decode(errors="replace") if log.exists() else ""
             if process.exitcode != 0:
@@ -116,6 +123,9 @@ class Nbgrader:
                 raise NbgraderFailed(f"{what} (in {cwd}) exited with {process.exitcode}:\n"
                                      f"{tail}")
             return logged, made.read_bytes() if made.exists() else b""
+
+
+_STARTING = threading.Lock()  # one command's process listed at a time (see Nbgrader._forked)
 
 
 def _forks() -> multiprocessing.context.ForkServerContext:
