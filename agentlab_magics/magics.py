@@ -172,8 +172,8 @@ class AgentLabMagics(Magics):
             return
         store = self._store()
         live = None if args.quiet else display(display_id=True)
+        marks = live and notebook.LiveMarks(args.lab, lambda text: live.update(Pretty(text)))
         try:
-            marks = live and notebook.LiveMarks(args.lab, lambda text: live.update(Pretty(text)))
             if cell is None:
                 report = notebook.check_names(args.lab, self._namespace(), timeout=args.timeout,
                                               store=store, on_outcome=marks)
@@ -181,6 +181,8 @@ class AgentLabMagics(Magics):
                 report = notebook.check_cell(args.lab, cell, self._namespace(),
                                              timeout=args.timeout, store=store, on_outcome=marks)
         finally:
+            if marks:
+                marks.close()
             self._notice(store)
         if live is None:
             self._say(report.summary())

@@ -5,6 +5,9 @@ The magics only parse their line and display what these return.
 
 from __future__ import annotations
 
+import contextvars
+import threading
+import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +28,7 @@ from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import Commitment, LabProgress, ProgressError
 
 CELL = "<your cell>"
+DRAW_EVERY = 0.2  # seconds between two drawings of the live line, at least
 
 
 def check_cell(lab_id: str, source: str, namespace: dict, *, timeout: float | None = None,
@@ -122,24 +126,61 @@ def processes_per_check(lab_id: str) -> int:
 class LiveMarks:
     """The line a running %%check shows: the lab's title, each finished test's mark in order
     (an earlier lesson's tests that still hold after their group's heading, as the report
-    has them), and how many of how many are done; handed to `show` again after each outcome."""
+    has them), and how many of how many are done.
 
-    def __init__(self, lab_id: str, show: Callable[[str], None]) -> None:
+    It is handed to `show` at most once every `every` seconds (drawing costs more than a fast
+    test): an outcome that comes sooner is drawn by a timer when the time comes, in the
+    context the check runs in (where the kernel knows which cell it draws in), so the line
+    never lags behind a slow test. `close` stops the timer; nothing is drawn after it."""
+
+    def __init__(self, lab_id: str, show: Callable[[str], None], every: float = DRAW_EVERY
+                 ) -> None:
         self.title = find_lab(lab_id).title
         self.total = _test_count(lab_id)
         self.marks: list[str] = []
         self.done = 0
         self.group = ""
-        self.show = show
-        show(self.line())
+        self.show, self.every = show, every
+        self.lock = threading.Lock()  # the marks and the drawing, between here and the timer
+        self.timer: threading.Timer | None = None
+        self.closed = False
+        self._draw()
 
     def __call__(self, outcome: TestOutcome) -> None:
-        if outcome.group != self.group:
-            self.group = outcome.group
-            self.marks.append(f"| {self.group}:" if self.group else "|")
-        self.marks.append(outcome.mark)
-        self.done += 1
-        self.show(self.line())
+        with self.lock:
+            if outcome.group != self.group:
+                self.group = outcome.group
+                self.marks.append(f"| {self.group}:" if self.group else "|")
+            self.marks.append(outcome.mark)
+            self.done += 1
+            wait = self.next - time.monotonic()
+            if wait > 0:
+                if self.timer is None:
+                    context = contextvars.copy_context()
+                    self.timer = threading.Timer(wait, context.run, [self._drawn_late])
+                    self.timer.daemon = True
+                    self.timer.start()
+                return
+        self._draw()
+
+    def close(self) -> None:
+        """No more drawing: a pending one is dropped, one under way finishes first."""
+        with self.lock:
+            self.closed = True
+            if self.timer is not None:
+                self.timer.cancel()
+
+    def _drawn_late(self) -> None:
+        with self.lock:
+            self.timer = None
+        self._draw()
+
+    def _draw(self) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.next = time.monotonic() + self.every
+            self.show(self.line())
 
     def line(self) -> str:
         done = " ".join([*self.marks, "…"])

@@ -57,7 +57,7 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
                      progress: TextIO | None = None,
                      without_sandbox: bool = False) -> BatchSummary:
     """Autograde `assignment`'s submissions in `course` (those of `students`, or all) on a
-    LocalCluster of `workers` processes (default: one per core), or on the Dask cluster whose
+    LocalCluster of `workers` processes (default: `plan`'s), or on the Dask cluster whose
     scheduler is at `scheduler`; merge each into the course and say what became of each. A
     worker that can make no sandbox grades only `without_sandbox`, and the summary says so."""
     began = time.time()
@@ -69,13 +69,13 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
         where = _Course((nbgrader or Nbgrader()).configuration(course))
         kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
         todo = _todo(where, kit, students, force, records)
+        local, cluster = plan(len(todo), workers, scheduler)
         if todo:
-            with _client(workers, scheduler) as client:
+            with _client(local, scheduler) as client:
                 try:
                     _run(where, kit, todo, client, progress, records)
                 except KeyboardInterrupt:
                     stopped = True
-    cluster = scheduler or f"LocalCluster, {workers or os.cpu_count()} workers"
     summary = BatchSummary(assignment=assignment, cluster=cluster,
                            began=began, seconds=time.time() - began,
                            records=[records[s] for s in sorted(records)])
@@ -83,6 +83,21 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     if stopped:
         raise BatchStopped(summary)
     return summary
+
+
+def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, str]:
+    """The worker processes of the local cluster that grades `count` submissions, and how the
+    summary names where they were graded: the cluster at `scheduler`; else `workers` when
+    asked; else one per submission up to one per core (a worker costs an interpreter's start,
+    which a class smaller than the machine's cores should not pay for twice)."""
+    if scheduler:
+        return 0, scheduler
+    if workers:
+        return workers, f"LocalCluster, {workers} workers (as asked)"
+    cores = len(os.sched_getaffinity(0))
+    chosen = max(min(count, cores), 1)
+    return chosen, (f"LocalCluster, {chosen} worker{'s' * (chosen != 1)} (one a submission, "
+                    f"up to one a core: {count} to grade, {cores} cores)")
 
 
 def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
@@ -203,7 +218,7 @@ def _counts(records: dict[str, Record], client, pending: set) -> str:
 
 
 @contextmanager
-def _client(workers: int | None, scheduler: str | None) -> Iterator:
+def _client(workers: int, scheduler: str | None) -> Iterator:
     """A Dask client: of the cluster at `scheduler`, or of a LocalCluster made here with
     `workers` single-threaded worker processes (one submission each at a time)."""
     from distributed import Client

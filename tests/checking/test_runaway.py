@@ -8,6 +8,7 @@ import os
 import resource
 import signal
 import threading
+import time
 
 import pytest
 
@@ -219,7 +220,7 @@ def test_the_live_line_shows_each_mark_and_the_count():
     from agentlab_magics.notebook import LiveMarks
 
     shown = []
-    marks = LiveMarks("lesson5", shown.append)
+    marks = LiveMarks("lesson5", shown.append, every=0)
     total = len(lab_tests(find_lab("lesson5")))
     for outcome in ("passed", "failed", "timeout"):
         marks(TestOutcome(name="t", sentence="s", outcome=outcome))
@@ -232,3 +233,22 @@ def test_the_live_line_shows_each_mark_and_the_count():
     assert shown[-1] == (f"05 Failures and limits: {passed} {failed} {timeout} | Still holds "
                          f"from lesson 4: {passed} … 4 of {total} done")
 
+
+def test_the_live_line_is_drawn_a_few_times_a_second_and_never_lags_a_slow_test():
+    from agentlab_magics.checking.report import TestOutcome
+    from agentlab_magics.notebook import DRAW_EVERY, LiveMarks
+
+    shown = []
+    marks = LiveMarks("lesson5", shown.append)
+    started = time.monotonic()
+    for _ in range(2_000):
+        marks(TestOutcome(name="t", sentence="s", outcome="passed"))
+    took = time.monotonic() - started
+    assert 1 <= len(shown) <= 2 + took / DRAW_EVERY
+    time.sleep(3 * DRAW_EVERY)  # a slow test runs: the marks before it are drawn meanwhile
+    assert shown[-1].endswith(f"… 2000 of {marks.total} done")
+    marks(TestOutcome(name="t", sentence="s", outcome="failed"))
+    marks.close()  # the report takes the line's place: nothing is drawn after
+    drawn = len(shown)
+    time.sleep(2 * DRAW_EVERY)
+    assert len(shown) == drawn
