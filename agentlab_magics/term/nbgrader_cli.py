@@ -32,6 +32,10 @@ from agentlab_magics.problems import Problem
 INSTALL = 'pip install -e ".[course]"'
 SLOW_IMPORTS = ("rfc3987_syntax",)
 WARM = "agentlab_magics.term.nbgrader_warm"
+# Why a command may end having logged nothing: its process imports the running script first
+# (multiprocessing's way), and a script that does its work at its top level runs it again there.
+UNGUARDED = ("It logged nothing. If a script of yours runs it, put the script's top level under "
+             "`if __name__ == \"__main__\":` (each command's process imports the script first).")
 
 
 def without_slow_imports() -> None:
@@ -119,7 +123,7 @@ class Nbgrader:
             process.join()
             logged = log.read_bytes().decode(errors="replace") if log.exists() else ""
             if process.exitcode != 0:
-                tail = "\n".join(logged.strip().splitlines()[-15:])
+                tail = "\n".join(logged.strip().splitlines()[-15:]) or UNGUARDED
                 raise NbgraderFailed(f"{what} (in {cwd}) exited with {process.exitcode}:\n"
                                      f"{tail}")
             return logged, made.read_bytes() if made.exists() else b""
