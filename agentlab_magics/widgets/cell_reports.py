@@ -8,18 +8,14 @@ execute request's metadata); where it does not say, nothing is closed.
 
 from __future__ import annotations
 
-import sys
-
-from agentlab_magics.widgets.rendering import ThreeWayView
+from agentlab_magics.widgets.rendering import ThreeWayView, running_kernel
 
 _drawn: dict[str, ThreeWayView] = {}
 
 
 def running_cell() -> str | None:
     """The id the frontend gave the cell whose code runs now, if it gave one."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    kernel = getattr(shell, "kernel", None)
+    kernel = running_kernel()
     if kernel is None:
         return None
     cell = (kernel.get_parent().get("metadata") or {}).get("cellId")
@@ -31,11 +27,8 @@ def drawn(cell: str | None, view: ThreeWayView) -> None:
     if cell is None:
         return
     earlier = _drawn.pop(cell, None)
-    widget = earlier._widget if earlier is not None and earlier is not view else None
-    if widget is not None:
-        for part in (getattr(widget, "layout", None), widget):  # its Layout is a widget too
-            if part is not None:
-                part.close()
+    if earlier is not None and earlier is not view:
+        earlier.close()
     _drawn[cell] = view
 
 

@@ -46,10 +46,16 @@ def frontend_draws_widgets() -> bool:
     once reopened. ipykernel keeps the current request's flag as `kernel._allow_stdin`. Outside
     a kernel (a plain IPython shell, a script) the answer is yes, as it always was. IPython is
     looked up, never imported, so a static rendering still loads none of it."""
+    kernel = running_kernel()
+    return kernel is None or bool(getattr(kernel, "_allow_stdin", True))
+
+
+def running_kernel() -> Any:
+    """The kernel running the current cell (ipykernel's), or None outside one; IPython is
+    looked up, never imported."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    kernel = getattr(shell, "kernel", None)
-    return kernel is None or bool(getattr(kernel, "_allow_stdin", True))
+    return getattr(shell, "kernel", None)
 
 
 class ThreeWayView:
@@ -90,6 +96,14 @@ class ThreeWayView:
         from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 
         return TranscriptWidget(data=self.data())
+
+    def close(self) -> None:
+        """Close the widget this view made, if it made one, and its Layout (a widget too):
+        the kernel keeps a widget until it is closed."""
+        if self._widget is not None:
+            for part in (getattr(self._widget, "layout", None), self._widget):
+                if part is not None:
+                    part.close()
 
     def mark(self) -> dict[str, Any]:
         """What the output's metadata says about the view under MARK: which view it is."""
