@@ -144,6 +144,7 @@ class LiveMarks:
         self.lock = threading.Lock()  # the marks and the drawing, between here and the timer
         self.timer: threading.Timer | None = None
         self.closed = False
+        self.next = 0.0  # when the line may next be drawn (set by each drawing)
         self._draw()
 
     def __call__(self, outcome: TestOutcome) -> None:

@@ -53,9 +53,7 @@ def stale(folder: Path = FOLDER) -> list[str]:
     """The starter files of `folder` that are missing, differ from the instructor's, or belong
     to no lab, by file name. Needs the instructor package."""
     expected = _expected()
-    differ = [name for name, text in expected.items()
-              if not (folder / name).is_file()
-              or (folder / name).read_text(encoding="utf-8") != text]
+    differ = [name for name, text in expected.items() if not _holds(folder / name, text)]
     return differ + sorted(_present(folder) - expected.keys())
 
 
@@ -96,8 +94,12 @@ def stale_held_back() -> list[Path]:
     if made is None:
         return []
     path, text = made
-    fresh = path.is_file() and path.read_text(encoding="utf-8") == text
-    return [] if fresh else [path]
+    return [] if _holds(path, text) else [path]
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the file at `path` exists and holds exactly `text`."""
+    return path.is_file() and path.read_text(encoding="utf-8") == text
 
 
 def _held_back_runs() -> tuple[Path, str] | None:

@@ -12,6 +12,7 @@ for nbgrader run in this process) and what the caller adds; it runs in the folde
 where nbgrader reads its configuration, and writes its log (nbgrader logs to stderr) to a file
 the caller reads.
 """
+
 from __future__ import annotations
 
 import importlib.util
