@@ -123,3 +123,7 @@ def test_a_bounded_unit_run_is_drawn_with_what_it_cost(lab, screenshots):
     expect(diff.locator("tr.al-parts")).to_have_attribute("data-turn", "4")
     expect(diff.locator("tr.al-parts td").nth(2)).to_contain_text(
         '[4] assistant -> "Order vanilla and strawberry."')
+
+
+def test_the_page_reached_nothing_off_this_machine_and_raised_nothing(lab):
+    assert lab.blocked == [] and lab.errors == []
