@@ -150,25 +150,30 @@ class Outbound:
         if kind is list or kind is dict or kind is tuple:
             if depth >= DEPTH_CAP or id(value) in path:
                 return self.stranger(value)
-            path.add(id(value))
-            try:
-                return self._container(value, depth + 1, path)
-            finally:
-                path.discard(id(value))
+            path.add(id(value))  # left there if this raises: the whole encode stops then
+            tree = self._container(value, depth + 1, path)
+            path.discard(id(value))
+            return tree
         if kind is bytes:
             return {"$b": base64.b64encode(value).decode("ascii")}
         return self.stranger(value)
 
     def _container(self, value: Any, depth: int, path: set[int]) -> Any:
+        """A list's, dict's or tuple's tree (a str inside is itself, asked of no method: most
+        of what crosses is text)."""
+        encode = self._encode
         kind = type(value)
         if kind is tuple:
-            return {"$t": [self._encode(item, depth, path) for item in value]}
+            return {"$t": [item if type(item) is str else encode(item, depth, path)
+                           for item in value]}
         if kind is list:
-            tree: Any = [self._encode(item, depth, path) for item in value]
-        elif all(type(key) is str and key[:1] != "$" for key in value):
-            tree = {key: self._encode(item, depth, path) for key, item in value.items()}
+            tree: Any = [item if type(item) is str else encode(item, depth, path)
+                         for item in value]
+        elif _plain_keys(value):
+            tree = {key: item if type(item) is str else encode(item, depth, path)
+                    for key, item in value.items()}
         else:
-            tree = {"$d": [[self._encode(key, depth, path), self._encode(item, depth, path)]
+            tree = {"$d": [[encode(key, depth, path), encode(item, depth, path)]
                            for key, item in value.items()]}
         return self.reference(value, tree)
 
@@ -179,6 +184,15 @@ class Outbound:
     def stranger(self, value: Any) -> Any:
         """The tree of a value that is not plain data (or too deep, or holds itself)."""
         raise NotImplementedError
+
+
+def _plain_keys(value: dict) -> bool:
+    """Whether every key of `value` is a str that does not start "$" (so it is a JSON object
+    as it is)."""
+    for key in value:  # noqa: SIM110 (a loop: all() of a generator takes twice as long)
+        if type(key) is not str or key[:1] == "$":
+            return False
+    return True
 
 
 class Inbound:
