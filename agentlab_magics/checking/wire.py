@@ -53,10 +53,13 @@ class TimedOut(WireError):
     """No frame came before the deadline."""
 
 
+# made once: json.dumps and json.loads given options make an encoder or decoder every call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def frame_of(message: dict) -> bytes:
     """`message` (a JSON tree) as one frame's bytes."""
-    body = json.dumps(message, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode("utf-8", "surrogatepass")
+    body = _ENCODER.encode(message).encode("utf-8", "surrogatepass")
     return HEADER.pack(len(body)) + body
 
 
@@ -85,6 +88,7 @@ class Reader:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.buffer = bytearray()
+        self.decoders: dict[Any, json.JSONDecoder] = {}  # by hook
 
     def frame(self, deadline: float | None = None,
               hook: Callable[[dict], Any] | None = None) -> Any:
@@ -100,7 +104,11 @@ class Reader:
                 if len(self.buffer) >= end:
                     body = bytes(self.buffer[HEADER.size:end])
                     del self.buffer[:end]
-                    return _decoded(body, hook)
+                    decoder = self.decoders.get(hook)
+                    if decoder is None:
+                        decoder = self.decoders[hook] = json.JSONDecoder(
+                            object_hook=hook, parse_constant=_no_constant)
+                    return _decoded(body, decoder)
             self._fill(deadline)
 
     def _fill(self, deadline: float | None) -> None:
@@ -119,10 +127,9 @@ class Reader:
         self.buffer += chunk
 
 
-def _decoded(body: bytes, hook: Callable[[dict], Any] | None) -> Any:
+def _decoded(body: bytes, decoder: json.JSONDecoder) -> Any:
     try:
-        return json.loads(body.decode("utf-8", "surrogatepass"), object_hook=hook,
-                          parse_constant=_no_constant)
+        return decoder.decode(body.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError, TypeError, KeyError) as exc:
         raise WireError(f"a frame that is not the protocol's JSON ({type(exc).__name__})") \
             from None
