@@ -169,9 +169,10 @@ def _tests_of(module: types.ModuleType) -> tuple[LabTest, ...]:
     """The tests a module of tests holds, read once (every check of a later lab reads its
     earlier labs' modules again)."""
     return tuple(LabTest(name, function, sentence(function),
-                    "record" in inspect.signature(function).parameters, is_held_back(function))
-            for name, function in vars(module).items()
-            if name.startswith("test_") and inspect.isfunction(function))
+                         "record" in inspect.signature(function).parameters,
+                         is_held_back(function))
+                 for name, function in vars(module).items()
+                 if name.startswith("test_") and inspect.isfunction(function))
 
 
 @dataclass(frozen=True)
