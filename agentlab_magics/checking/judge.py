@@ -64,6 +64,7 @@ from agentlab_magics.checking.wire import (
     PeerGone,
     Reader,
     WireError,
+    frame_of,
     type_name,
     write_frame,
 )
@@ -82,6 +83,7 @@ LINE_LIMIT = 0.5          # seconds a student process out of time has to say its
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
 OUTPUT_CAP = 4_000        # characters of printed output kept for one test
 CROSSING_CAP = 20_000     # calls back into the judge one test may make
+RESET_FRAME = frame_of(protocol.RESET)
 SAFE_BUILTINS = frozenset(
     name for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, Exception)
@@ -406,6 +408,7 @@ class StudentProcess:
         self.on_message: Callable[[], None] | None = None
         self.speaker: int | None = None  # the pid, here, of the process that says its line
         self.glance: Glance | None = None
+        self.held = b""  # frames that go before the next message: a test's reset
         self._reset_tables()
 
     @property
@@ -498,17 +501,14 @@ class StudentProcess:
 
     def end(self) -> str:
         """The test is over: what the code printed during it; the student process forgets the
-        test's objects (a process that still had the turn is killed)."""
+        test's objects, told so with the next message (a process that still had the turn is
+        killed)."""
         printed = "".join(self.printed)
         if self.printed_dropped:
             printed += f"\n… ({self.printed_dropped:,} more characters of output left out)"
         if self.alive and self.scopes:
             self.kill()
-        if self.alive:
-            try:
-                write_frame(self.write_fd, protocol.RESET, time.monotonic() + SEND_LIMIT)
-            except (OSError, FrameLate):
-                self.kill()
+        self.held = RESET_FRAME  # it goes with the next message (`send`): one wake, not two
         self._reset_tables()
         self.clock, self.on_message, self.glance = None, None, None
         return printed
@@ -608,8 +608,11 @@ class StudentProcess:
                              "may read")
 
     def send(self, message: dict) -> None:
+        """Send `message`, after the reset an ended test left held (`end`)."""
+        held, self.held = self.held, b""
         try:
-            write_frame(self.write_fd, message, self.deadline or time.monotonic() + SEND_LIMIT)
+            write_frame(self.write_fd, message, self.deadline or time.monotonic() + SEND_LIMIT,
+                        before=held)
         except FrameLate:
             raise self.broken(OutOfTime("time")) from None
         except OSError:

@@ -22,6 +22,8 @@ def cap(text: str, limit: int = TEXT_CAP) -> str:
     raise, is shown as its escape)."""
     if len(text) > limit:
         text = f"{text[:limit]} … ({len(text) - limit:,} more characters left out)"
+    elif text.isascii():  # the most of a report's texts: nothing to cut, nothing to escape
+        return text
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 

@@ -22,6 +22,7 @@ of those labs that read only names its file still holds, each under its group's 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import math
@@ -163,11 +164,15 @@ def used_up(text: str) -> str:
     return f"its replies ran out at model call {found.group(1)}" if found else "its replies ran out"
 
 
-def _tests_of(module: types.ModuleType) -> list[LabTest]:
-    return [LabTest(name, function, sentence(function),
-                    "record" in inspect.signature(function).parameters, is_held_back(function))
-            for name, function in vars(module).items()
-            if name.startswith("test_") and inspect.isfunction(function)]
+@functools.cache
+def _tests_of(module: types.ModuleType) -> tuple[LabTest, ...]:
+    """The tests a module of tests holds, read once (every check of a later lab reads its
+    earlier labs' modules again)."""
+    return tuple(LabTest(name, function, sentence(function),
+                         "record" in inspect.signature(function).parameters,
+                         is_held_back(function))
+                 for name, function in vars(module).items()
+                 if name.startswith("test_") and inspect.isfunction(function))
 
 
 @dataclass(frozen=True)

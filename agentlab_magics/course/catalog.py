@@ -119,9 +119,10 @@ HARNESS_NAMES = frozenset(name for *_, names in LESSONS for name in names)
 
 
 @cache
+@cache
 def file_names(lab_id: str) -> frozenset[str]:
     """The names the lab's file holds: those its starter defines at the top level, and the
-    gaps it asks the student to fill."""
+    gaps it asks the student to fill (worked out once: every check of a later lab asks)."""
     lab = find_lab(lab_id)
     defined = {node.name for node in ast.parse(lab.starter).body
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}

@@ -219,6 +219,17 @@ def test_what_is_not_data_stands_here_by_its_type_and_goes_back_as_itself(studen
     assert back is opaque
 
 
+def test_a_test_that_ended_leaves_the_student_process_none_of_its_objects(student):
+    """The objects the student's code made in one test are forgotten before the next test's
+    first call arrives (the reset goes with that call): one kept from the test before names
+    nothing there, and the process ends rather than hand it back."""
+    _, opaque, _, _ = student.call("maker", (), {})
+    student.end()
+    student.begin(10.0)
+    with pytest.raises(Ended):
+        student.call("echo", (opaque,), {})
+
+
 def test_the_judges_objects_cross_as_handles_whose_methods_call_back(student):
     model = lab.ScriptedModel([lab.say("hi")])
     heard = []

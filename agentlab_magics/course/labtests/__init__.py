@@ -10,14 +10,17 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
+from functools import cache
 
 from agentlab_magics.course.catalog import HARNESS_NAMES
 
 PACKAGE = __name__
 
 
+@cache
 def reads(test: Callable) -> frozenset[str]:
-    """The names of HARNESS_NAMES that `test`, or a helper of this package it calls, mentions."""
+    """The names of HARNESS_NAMES that `test`, or a helper of this package it calls, mentions
+    (worked out once a test: every check of a later lab asks)."""
     seen: set[Callable] = set()
     mentioned: set[str] = set()
     pending = [test]
