@@ -1,0 +1,48 @@
+"""BoundedSpawner: JupyterHub's LocalProcessSpawner, with each server held to the spawner's
+mem_limit and cpu_limit by a cgroup of its own, or by rlimits where cgroups are not writable
+(bounds.py says which this machine gives). A server with neither limit set runs as
+LocalProcessSpawner runs it."""
+
+from __future__ import annotations
+
+from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import Unicode
+
+from agentlab_magics.hub.bounds import ServerGroup, hold_data, mechanism
+
+
+class BoundedSpawner(LocalProcessSpawner):
+    """The server's process enters its cgroup (or takes its rlimit) before it becomes its
+    user, so the server, its kernels and all they start are held from their first
+    instruction, and none of them may lift the limits."""
+
+    mechanism = Unicode(help='"cgroup" or "rlimit" (default: what bounds.mechanism finds)'
+                        ).tag(config=True)
+
+    def _holds(self) -> str | None:
+        if not (self.mem_limit or self.cpu_limit):
+            return None
+        return self.mechanism or mechanism()
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        holds, group, memory = self._holds(), ServerGroup(name), self.mem_limit
+
+        def preexec() -> None:
+            if holds == "cgroup":
+                group.join()
+            elif holds == "rlimit" and memory:
+                hold_data(memory)
+            become_user()
+
+        return preexec
+
+    async def start(self):
+        if self._holds() == "cgroup":
+            ServerGroup(self.user.name).make(self.mem_limit, self.cpu_limit)
+        return await super().start()
+
+    async def stop(self, now=False):
+        await super().stop(now=now)
+        if self._holds() == "cgroup":
+            ServerGroup(self.user.name).remove()
