@@ -217,3 +217,14 @@ def test_clean_removes_the_hubs_folder_and_only_the_users_it_made(tmp_path, monk
         ["-KILL", "-u", "agentlab-x1"], ["--remove", "agentlab-x1"], ["agentlab-x1"]]
     assert capsys.readouterr().out == (f"removed user agentlab-x1 and its home\n"
                                        f"removed the folder {laid_out.folder}\n")
+
+
+def test_two_servers_starting_at_once_never_get_the_same_port(monkeypatch):
+    from agentlab_magics.hub import spawner
+
+    offered = iter([5000, 5000, 5001])
+    monkeypatch.setattr(spawner, "random_port", lambda: next(offered))
+    monkeypatch.setattr(spawner.BoundedSpawner, "ports", set())
+    first, second = spawner.BoundedSpawner(), spawner.BoundedSpawner()
+    assert (first._own_port(), second._own_port()) == (5000, 5001)
+    assert spawner.BoundedSpawner.ports == {5000, 5001}
