@@ -76,7 +76,7 @@ def test_a_students_pod_is_bounded_unprivileged_and_mounts_the_exchange():
     pod = user_pod("student")
     [container] = pod["spec"]["containers"]
     assert container["resources"]["limits"] == {"cpu": 1, "memory": defaults.MEMORY_MB << 20}
-    assert container["resources"]["requests"] == {"cpu": 0.25, "memory": 512 << 20}
+    assert container["resources"]["requests"] == {"cpu": 0.1, "memory": 256 << 20}
     assert container["securityContext"] == {"runAsUser": 1000, "allowPrivilegeEscalation": False}
     assert pod["spec"]["securityContext"] == {"fsGroup": 100}
     assert {"name": "exchange", "mountPath": EXCHANGE} in container["volumeMounts"]
