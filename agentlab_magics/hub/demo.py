@@ -93,7 +93,8 @@ def _say_where(plan: HubPlan, out: TextIO) -> None:
               f"Log in as {plan.instructor} (the instructor) or {_listed(plan.students)} "
               f"(students), password {plan.password} (one shared password: this is a demo; "
               "docs/instructors.md says how a real hub logs people in)\n"
-              f"Each student's server may use {plan.memory_mb} MB and {plan.cpus:g} CPU, held "
+              f"Each student's server may use {plan.memory_mb} MB and {plan.cpus:g} "
+              f"CPU{'' if plan.cpus == 1 else 's'}, held "
               f"by {HELD_BY[mechanism()]}; a server idle for {plan.cull_after_s} s is stopped.\n"
               f"JupyterHub's log: {plan.state / HUB_LOG}. Ctrl-C stops it.\n")
     out.flush()

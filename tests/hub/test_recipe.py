@@ -65,6 +65,7 @@ def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path):
     out = io.StringIO()
     demo._say_where(plan(tmp_path, instructor_package=tmp_path), out)
     assert "held-back" not in out.getvalue() and "password pw" in out.getvalue()
+    assert "one shared password: this is a demo" in out.getvalue()
 
 
 def test_where_to_log_in_is_said_only_once_the_hub_answers_there(tmp_path, monkeypatch):
