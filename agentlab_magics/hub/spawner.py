@@ -48,6 +48,16 @@ class BoundedSpawner(LocalProcessSpawner):
 
     async def stop(self, now=False):
         await super().stop(now=now)
+        self._gone()
+
+    async def poll(self):
+        status = await super().poll()
+        if status is not None:  # it ended by itself: the hub may never call stop
+            self._gone()
+        return status
+
+    def _gone(self) -> None:
+        """The server has ended: its port is free, and its cgroup goes with what it left."""
         BoundedSpawner.ports.discard(self.port)
         if self._holds() == "cgroup":
             ServerGroup(self.user.name).remove()

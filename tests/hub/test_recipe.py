@@ -229,3 +229,18 @@ def test_two_servers_starting_at_once_never_get_the_same_port(monkeypatch):
     first, second = spawner.BoundedSpawner(), spawner.BoundedSpawner()
     assert (first._own_port(), second._own_port()) == (5000, 5001)
     assert spawner.BoundedSpawner.ports == {5000, 5001}
+
+
+def test_a_server_that_ended_by_itself_leaves_neither_its_cgroup_nor_its_port(monkeypatch):
+    import asyncio
+    from types import SimpleNamespace
+
+    from agentlab_magics.hub import spawner
+
+    removed = []
+    monkeypatch.setattr(spawner.ServerGroup, "remove", lambda group: removed.append(group.user))
+    monkeypatch.setattr(spawner.BoundedSpawner, "ports", {5000})
+    ended = spawner.BoundedSpawner(mechanism="cgroup", mem_limit=1 << 30, port=5000,
+                                   user=SimpleNamespace(name="ada"))
+    assert asyncio.run(ended.poll()) == 0  # no process: it has ended
+    assert removed == ["ada"] and spawner.BoundedSpawner.ports == set()
