@@ -43,7 +43,8 @@ def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     with open(plan.state / HUB_LOG, "ab") as log:  # the hub keeps its own copy of the file
         hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
                                cwd=plan.state, env=environment, stdout=log, stderr=log,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+                               stdin=subprocess.DEVNULL, start_new_session=True,
+                               preexec_fn=_interruptible)
     return plan, hub
 
 
@@ -119,6 +120,13 @@ def answers(plan: HubPlan, hub: subprocess.Popen) -> bool:
         except OSError:
             time.sleep(0.3)
     return False
+
+
+def _interruptible() -> None:
+    """In the hub's process, before it runs: Ctrl-C's signal does its default again, where a
+    shell started the demo with it ignored (`&`, nohup). JupyterHub stops its services and
+    servers with it first; ignored, each of them would take JupyterHub's whole wait."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _interrupt(number: int, frame) -> None:

@@ -244,3 +244,23 @@ def test_a_server_that_ended_by_itself_leaves_neither_its_cgroup_nor_its_port(mo
                                    user=SimpleNamespace(name="ada"))
     assert asyncio.run(ended.poll()) == 0  # no process: it has ended
     assert removed == ["ada"] and spawner.BoundedSpawner.ports == set()
+
+
+def test_the_hub_may_be_interrupted_where_the_demo_was_started_with_ctrl_c_ignored():
+    import signal
+    import subprocess
+
+    from agentlab_magics.hub import demo
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `agentlab hub demo &` has it
+    try:
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=demo._interruptible)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        status = Path(f"/proc/{child.pid}/status").read_text().splitlines()
+        ignored = int(next(line for line in status if line.startswith("SigIgn:")).split()[1], 16)
+    finally:
+        child.kill()
+        child.wait()
+    assert not ignored & (1 << (signal.SIGINT - 1))
