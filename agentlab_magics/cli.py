@@ -78,9 +78,19 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
                       help=f"where the hub answers on 127.0.0.1 (default: {defaults.PORT})")
     demo.add_argument("--instructor", default=defaults.INSTRUCTOR, metavar="USER",
                       help=f"the instructor's user name (default: {defaults.INSTRUCTOR})")
-    demo.add_argument("--students", type=lambda text: [s for s in text.split(",") if s],
-                      default=list(defaults.STUDENTS), metavar="A,B",
-                      help=f"the students' user names (default: {','.join(defaults.STUDENTS)})")
+    demo.add_argument("--students", type=_students, default=list(defaults.STUDENTS),
+                      metavar="N|A,B",
+                      help="how many students (named student01, student02...), or their "
+                           f"user names (default: {','.join(defaults.STUDENTS)})")
+    demo.add_argument("--memory", type=_positive(int), default=defaults.MEMORY_MB, metavar="MB",
+                      help="each student's server's memory, its kernels' and checks' with it "
+                           f"(default: {defaults.MEMORY_MB})")
+    demo.add_argument("--cpus", type=_positive(float), default=defaults.CPUS,
+                      help=f"each student's server's CPUs (default: {defaults.CPUS:g})")
+    demo.add_argument("--cull-after", type=_positive(int), default=defaults.CULL_AFTER_S,
+                      metavar="SECONDS",
+                      help="stop a server idle this long; its files stay (default: "
+                           f"{defaults.CULL_AFTER_S})")
     demo.add_argument("--password", help="everyone's password (default: a new one, printed)")
     demo.add_argument("--clean", type=Path, metavar="FOLDER",
                       help="start nothing: remove what a hub demo laid out in FOLDER (the users "
@@ -88,6 +98,24 @@ def _hub_parser(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--instructor-package", type=Path, metavar="DIR",
                       help="the folder holding agentlab_instructor (default: where this "
                            "Python finds it)")
+
+
+def _students(text: str) -> list[str]:
+    """`--students`: a count (student1 ... studentN) or names separated by commas."""
+    if text.isdigit():
+        width = len(text)
+        return [f"student{number:0{width}d}" for number in range(1, int(text) + 1)]
+    return [name for name in text.split(",") if name]
+
+
+def _positive(kind: type):
+    def parse(text: str):
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text} is not above 0")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its sentence
+    return parse
 
 
 def _course_parser(commands: argparse._SubParsersAction) -> None:
@@ -323,7 +351,8 @@ def _hub_demo(args: argparse.Namespace) -> int:
         return 0
     given = {"password": args.password} if args.password else {}
     plan = HubPlan(folder=args.folder, port=args.port, instructor=args.instructor,
-                   students=args.students, instructor_package=args.instructor_package, **given)
+                   students=args.students, instructor_package=args.instructor_package,
+                   memory_mb=args.memory, cpus=args.cpus, cull_after_s=args.cull_after, **given)
     return run(plan, sys.stdout)
 
 

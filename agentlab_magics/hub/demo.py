@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import TextIO
 
+from agentlab_magics.hub.bounds import mechanism
 from agentlab_magics.hub.plan import PLAN, HubPlan
 from agentlab_magics.hub.recipe import prepare
 
@@ -31,8 +32,8 @@ def config_file() -> Path:
 def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     """Lay the hub out and start JupyterHub (in a session of its own, logging to the hub's
     folder); returns the plan as laid out and the running hub."""
-    plan = plan.model_copy(update={"hub_port": plan.hub_port or _free_port(),
-                                   "proxy_api_port": plan.proxy_api_port or _free_port()})
+    plan = plan.model_copy(update={"hub_port": plan.hub_port or free_port(),
+                                   "proxy_api_port": plan.proxy_api_port or free_port()})
     plan = prepare(plan)
     # the proxy's folder too: an npm install's `node` is beside it
     proxy_folder = f"{plan.proxy.parent}:" if plan.proxy is not None else ""
@@ -42,7 +43,8 @@ def start(plan: HubPlan) -> tuple[HubPlan, subprocess.Popen]:
     with open(plan.state / HUB_LOG, "ab") as log:  # the hub keeps its own copy of the file
         hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config_file())],
                                cwd=plan.state, env=environment, stdout=log, stderr=log,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+                               stdin=subprocess.DEVNULL, start_new_session=True,
+                               preexec_fn=_interruptible)
     return plan, hub
 
 
@@ -64,7 +66,7 @@ def run(plan: HubPlan, out: TextIO) -> int:
     previous = {number: signal.signal(number, _interrupt)
                 for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        if _answers(plan, hub):
+        if answers(plan, hub):
             _say_where(plan, out)
             while hub.poll() is None:
                 time.sleep(0.5)
@@ -89,13 +91,26 @@ def _say_where(plan: HubPlan, out: TextIO) -> None:
                   "tests. Install it elsewhere and pass that folder with "
                   "--instructor-package.\n")
     out.write(f"The course's hub is at http://127.0.0.1:{plan.port}/\n"
-              f"Log in as {plan.instructor} (the instructor) or {', '.join(plan.students)} "
-              f"(students), password {plan.password}\n"
+              f"Log in as {plan.instructor} (the instructor) or {_listed(plan.students)} "
+              f"(students), password {plan.password} (one shared password: this is a demo; "
+              "docs/instructors.md says how a real hub logs people in)\n"
+              f"Each student's server may use {plan.memory_mb} MB and {plan.cpus:g} "
+              f"CPU{'' if plan.cpus == 1 else 's'}, held "
+              f"by {HELD_BY[mechanism()]}; a server idle for {plan.cull_after_s} s is stopped.\n"
               f"JupyterHub's log: {plan.state / HUB_LOG}. Ctrl-C stops it.\n")
     out.flush()
 
 
-def _answers(plan: HubPlan, hub: subprocess.Popen) -> bool:
+HELD_BY = {"systemd": "a systemd unit each", "cgroup": "a cgroup each",
+           "rlimit": "rlimits (memory per process; CPU is not held: no writable cgroups here)"}
+
+
+def _listed(students: list[str]) -> str:
+    return ", ".join(students) if len(students) <= 4 else \
+        f"{students[0]} ... {students[-1]} ({len(students)})"
+
+
+def answers(plan: HubPlan, hub: subprocess.Popen) -> bool:
     """Wait until the hub answers where people log in (True), or exits first (False)."""
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     while hub.poll() is None:
@@ -107,11 +122,18 @@ def _answers(plan: HubPlan, hub: subprocess.Popen) -> bool:
     return False
 
 
+def _interruptible() -> None:
+    """In the hub's process, before it runs: Ctrl-C's signal does its default again, where a
+    shell started the demo with it ignored (`&`, nohup). JupyterHub stops its services and
+    servers with it first; ignored, each of them would take JupyterHub's whole wait."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(number: int, frame) -> None:
     raise KeyboardInterrupt
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]

@@ -29,6 +29,11 @@ class HubPlan(BaseModel):
     prefix: Path = Path(sys.prefix)  # the environment every user's server runs from
     proxy: Path | None = None  # configurable-http-proxy, as the pre-start check found it
     made_users: list[str] = []  # the users this hub made (and `--clean` removes)
+    # each student's server (its kernels and checks with it); the instructor's is not held,
+    # since grading from it runs each submission under limits of its own
+    memory_mb: int = Field(default=defaults.MEMORY_MB, gt=0)
+    cpus: float = Field(default=defaults.CPUS, gt=0)
+    cull_after_s: int = Field(default=defaults.CULL_AFTER_S, gt=0)  # idle servers are stopped
 
     @property
     def users(self) -> list[str]:
@@ -51,6 +56,11 @@ class HubPlan(BaseModel):
     def jupyter(self, role: str) -> Path:
         """The Jupyter configuration folder of a role: "common", "student" or "instructor"."""
         return self.folder / "jupyter" / role
+
+    @property
+    def student_data(self) -> Path:
+        """The first folder of a student's JUPYTER_PATH: the kernelspec that bounds kernels."""
+        return self.folder / "jupyter" / "student-data"
 
     @property
     def lab_settings(self) -> Path:

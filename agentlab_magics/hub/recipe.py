@@ -7,9 +7,11 @@ starts. Every step is one an administrator does by hand on a real hub (docs/inst
 - the instructor package (held-back tests, references) copied where only the instructor's
   group may read it, and put on the instructor's PYTHONPATH alone;
 - each role's Jupyter configuration: for everyone, the exchange and the course id; for
-  students, the Assignments tab without the formgrader; for the instructor, the course's own
-  nbgrader configuration (so the formgrader grades through the isolated grader) with the
-  instructor's home hidden from submissions too; for all, no news and no update checks;
+  students, the Assignments tab without the formgrader, and a Python kernelspec whose kernels
+  keep to their share of the server's memory (kernel_memory.py); for the instructor, the
+  course's own nbgrader configuration (so the formgrader grades through the isolated
+  grader) with the instructor's home hidden from submissions too; for all, no news and no
+  update checks;
 - the instructor's course, written from the installed package (`agentlab course init`).
 
 `clean` undoes it: the users the hub made (with their homes and whatever they still run) and
@@ -183,6 +185,8 @@ def _configuration(plan: HubPlan) -> None:
            json.dumps({"disabledExtensions": dict.fromkeys(STUDENT_HIDDEN, True)}, indent=1))
     _write(student / "jupyter_server_config.json", json.dumps({"ServerApp": {
         "jpserver_extensions": {"nbgrader.server_extensions.formgrader": False}}}, indent=1))
+    _write(plan.student_data / "kernels" / "python3" / "kernel.json", json.dumps(
+        student_kernel(plan), indent=1))
     _write(instructor / "nbgrader_config.py",
            "c = get_config()  # noqa: F821\n"
            "# The course's own configuration: its folder, gradebook and the isolated grader.\n"
@@ -192,6 +196,15 @@ def _configuration(plan: HubPlan) -> None:
     _write(plan.lab_settings / "overrides.json", json.dumps({
         "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                         "checkForUpdates": False}}, indent=1))
+
+
+def student_kernel(plan: HubPlan) -> dict:
+    """A student's Python kernelspec: the environment's own, with kernel_memory loaded."""
+    return {"argv": [str(plan.prefix / "bin" / "python"), "-m", "ipykernel_launcher",
+                     "-f", "{connection_file}",
+                     "--IPKernelApp.extensions=agentlab_magics.hub.kernel_memory"],
+            "display_name": "Python 3 (ipykernel)", "language": "python",
+            "metadata": {"debugger": True}}
 
 
 def _course(plan: HubPlan) -> None:

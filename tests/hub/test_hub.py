@@ -11,6 +11,12 @@ their own work. A student then tries to reach the other's work through the file 
 a kernel, and is refused. Nothing the browser asks for leaves 127.0.0.1, and every port the
 hub and its servers listen on is on 127.0.0.1.
 
+Every student's server is bounded (MEMORY_MB, one CPU) and idle servers are culled after
+CULL_AFTER_S: a third student's kernel allocates past its share and dies with a sentence
+while a neighbour's `%%check` succeeds, through the REST and kernel APIs (hub/visitor.py);
+a fourth student's server, started as the hub comes up and never used, is culled while the
+term plays.
+
 The hub's users are real Unix accounts with names of this run's own (TEST_USERS), made by the
 demo and removed after it by `agentlab hub demo --clean`, which stops only their processes:
 two runs on one machine never touch each other's users or servers. Screenshots of every step
@@ -32,6 +38,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -40,6 +47,9 @@ from urllib.parse import quote, urlparse
 import pytest
 
 from agentlab_magics.course import find_lab
+from agentlab_magics.hub.demo import free_port
+from agentlab_magics.hub.kernel_memory import sentence, share
+from agentlab_magics.hub.visitor import Visitor
 from tests.chromium import launch
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -50,7 +60,10 @@ HUB_PYTHON = Path(os.environ.get("AGENTLAB_HUB_PYTHON", "/opt/agentlab-hub/bin/p
 RUN = secrets.token_hex(3)  # this run's users are its own
 INSTRUCTOR = f"agentlab-teacher-{RUN}"
 RIGHT, WRONG = f"agentlab-ada-{RUN}", f"agentlab-grace-{RUN}"
-TEST_USERS = (INSTRUCTOR, RIGHT, WRONG)
+HOG, IDLE = f"agentlab-hog-{RUN}", f"agentlab-idle-{RUN}"  # met through the APIs alone
+TEST_USERS = (INSTRUCTOR, RIGHT, WRONG, HOG, IDLE)
+MEMORY_MB = 768  # each student's server
+CULL_AFTER_S = 60  # shorter than the term's play, longer than any pause of a page in it
 WAIT_MS = 120_000  # a server's first start, a whole notebook run, an autograde
 VIEWPORT = {"width": 1400, "height": 1000}
 ASSIGNMENT = "lesson1"
@@ -93,17 +106,10 @@ class Hub:
     contexts: list = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)  # requests for another host, refused
     pages: dict = field(default_factory=dict)  # user -> their JupyterLab page
+    idle: Visitor | None = None  # a student whose server was started and left alone
 
     def plan(self) -> dict:
         return json.loads((self.folder / "state" / "plan.json").read_text())
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _answering(url: str, process: subprocess.Popen, log: Path) -> None:
@@ -122,18 +128,21 @@ def _answering(url: str, process: subprocess.Popen, log: Path) -> None:
 @pytest.fixture(scope="module")
 def hub() -> Iterator[Hub]:
     folder = Path(tempfile.mkdtemp(prefix="agentlab-hub-test-"))
-    port, password = _free_port(), secrets.token_urlsafe(12)
+    port, password = free_port(), secrets.token_urlsafe(12)
     log = folder.parent / f"{folder.name}.out"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [str(HUB_PYTHON), "-m", "agentlab_magics", "hub", "demo", "--folder", str(folder),
              "--port", str(port), "--password", password, "--instructor", INSTRUCTOR,
-             "--students", f"{RIGHT},{WRONG}", "--instructor-package", str(REPO / "instructor")],
+             "--students", ",".join((RIGHT, WRONG, HOG, IDLE)), "--memory", str(MEMORY_MB),
+             "--cull-after", str(CULL_AFTER_S), "--instructor-package", str(REPO / "instructor")],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     try:
         _answering(url, process, log)
-        yield Hub(url, password, folder, process)
+        idle = Visitor(url, IDLE, password)
+        idle.start_server()
+        yield Hub(url, password, folder, process, idle=idle)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)  # as Ctrl-C in its terminal
@@ -440,3 +449,57 @@ def test_nothing_leaves_this_machine(hub):
                  if any(int(pid) in mine for pid in re.findall(r"pid=(\d+)", line))]
     assert len(addresses) >= 4, listening  # the proxy and its API, the hub, the servers
     assert all(address.startswith("127.0.0.1:") for address in addresses), addresses
+
+
+GRAB = "chunks = [b'x' * (32 << 20) for _ in range(64)]"  # 2 GB, touched 32 MB at a time
+
+
+def _servers_cgroup(user: str, controller: str) -> Path:
+    """The cgroup of `user`'s JupyterLab server in `controller`, as the kernel reports it."""
+    uid = pwd.getpwnam(user).pw_uid
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.stat().st_uid == uid and \
+                b"jupyterhub-singleuser" in (entry / "cmdline").read_bytes():
+            found = next(line for line in (entry / "cgroup").read_text().splitlines()
+                         if controller in line.split(":")[1].split(","))
+            return Path("/sys/fs/cgroup", controller, found.split(":", 2)[2].lstrip("/"))
+    raise AssertionError(f"no server of {user} runs")
+
+
+def test_a_kernel_past_its_memory_dies_alone_and_a_neighbours_check_succeeds(hub):
+    hog, neighbour = Visitor(hub.url, HOG, hub.password), Visitor(hub.url, RIGHT, hub.password)
+    hog.start_server()
+    neighbour.start_server()
+    memory, cpu = _servers_cgroup(HOG, "memory"), _servers_cgroup(HOG, "cpu")
+    assert memory.name == cpu.name == f"agentlab-{HOG}"
+    assert (memory / "memory.limit_in_bytes").read_text().strip() == str(MEMORY_MB << 20)
+    assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "100000"  # 1 CPU: 100 of 100 ms
+    hogging, checking = hog.kernel(), neighbour.kernel()
+    assert checking.run("%load_ext agentlab_magics").error is None
+    with ThreadPoolExecutor(2) as both:
+        grabbed = both.submit(hogging.run, GRAB)
+        checked = both.submit(checking.run, f"%%check {ASSIGNMENT}\n{harness(RIGHT)}")
+        grabbed, checked = grabbed.result(), checked.result()
+    oom = (memory / "memory.oom_control").read_text()
+    assert grabbed.died, grabbed
+    assert sentence(share(MEMORY_MB << 20)) in grabbed.text, (grabbed, oom)
+    assert "oom_kill 0" in oom  # the kernel ended itself: the OOM killer chose no process
+    assert not checked.died and "7 of 7 tests passed" in checked.text, checked
+    assert grabbed.seconds < 60 and checked.seconds < 60
+    # The server that held the kernel, and the hub, go on.
+    assert hog.servers()[""]["ready"]
+    assert hog.server("GET", "api/status").json()["kernels"] >= 1
+    assert hub.process.poll() is None
+    hogging.close()
+    checking.close()
+
+
+def test_the_culler_stops_a_server_left_idle(hub):
+    assert hub.idle is not None
+    deadline = time.monotonic() + 3 * CULL_AFTER_S
+    while hub.idle.servers() and time.monotonic() < deadline:
+        time.sleep(2)
+    assert hub.idle.servers() == {}
+    log = (hub.folder / "state" / "jupyterhub.log").read_text(errors="replace")
+    assert f"Culling server {IDLE}" in log, log[-3000:]
+    assert not [name for name in (RIGHT, WRONG, HOG) if f"Culling server {name} " in log]

@@ -3,8 +3,10 @@
 import os
 from pathlib import Path
 
+import pytest
+
 from agentlab_magics.cli import main
-from agentlab_magics.hub import recipe
+from agentlab_magics.hub import bounds, recipe
 from agentlab_magics.hub.plan import HubPlan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,6 +65,7 @@ def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path):
     out = io.StringIO()
     demo._say_where(plan(tmp_path, instructor_package=tmp_path), out)
     assert "held-back" not in out.getvalue() and "password pw" in out.getvalue()
+    assert "one shared password: this is a demo" in out.getvalue()
 
 
 def test_where_to_log_in_is_said_only_once_the_hub_answers_there(tmp_path, monkeypatch):
@@ -90,25 +93,105 @@ def test_where_to_log_in_is_said_only_once_the_hub_answers_there(tmp_path, monke
                                   "127.0.0.1", "--directory", str(tmp_path / "site")],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        assert demo._answers(plan(tmp_path, port=port), answering)
+        assert demo.answers(plan(tmp_path, port=port), answering)
     finally:
         answering.kill()
         answering.wait()
 
 
-def test_the_hub_runs_the_proxy_the_pre_start_check_found(tmp_path, monkeypatch):
+def configured(tmp_path, monkeypatch, **given):
+    """The configuration JupyterHub reads for a hub of `plan(tmp_path, **given)`."""
     from traitlets.config import Config
 
     from agentlab_magics.hub.demo import config_file
 
-    found = tmp_path / "npm" / "bin" / "configurable-http-proxy"
     plan_file = tmp_path / "plan.json"
-    plan_file.write_text(plan(tmp_path, proxy=found).model_dump_json())
+    plan_file.write_text(plan(tmp_path, **given).model_dump_json())
     monkeypatch.setenv("AGENTLAB_HUB_PLAN", str(plan_file))
     config = Config()
     exec(compile(config_file().read_text(), str(config_file()), "exec"),
          {"get_config": lambda: config})
-    assert config.ConfigurableHTTPProxy.command == [str(found)]
+    return config
+
+
+def test_the_hub_runs_the_proxy_the_pre_start_check_found(tmp_path, monkeypatch):
+    found = tmp_path / "npm" / "bin" / "configurable-http-proxy"
+    assert configured(tmp_path, monkeypatch, proxy=found).ConfigurableHTTPProxy.command == [
+        str(found)]
+
+
+def test_students_servers_are_bounded_and_the_instructors_is_not(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(bounds, "mechanism", lambda: "cgroup")
+    config = configured(tmp_path, monkeypatch, instructor="teach", students=["ada"],
+                        memory_mb=512, cpus=0.5)
+    assert config.JupyterHub.spawner_class == "agentlab_magics.hub.spawner.BoundedSpawner"
+    assert config.BoundedSpawner.mechanism == "cgroup"
+    spawned = {}
+    for name in ("teach", "ada"):
+        spawner = SimpleNamespace(user=SimpleNamespace(name=name), environment={},
+                                  mem_limit=None, cpu_limit=None)
+        config.Spawner.pre_spawn_hook(spawner)
+        spawned[name] = spawner
+    assert (spawned["ada"].mem_limit, spawned["ada"].cpu_limit) == (512 << 20, 0.5)
+    assert spawned["ada"].environment["JUPYTER_PATH"] == str(tmp_path / "hub" / "jupyter" /
+                                                             "student-data")
+    assert (spawned["teach"].mem_limit, spawned["teach"].cpu_limit) == (None, None)
+    assert "JUPYTER_PATH" not in spawned["teach"].environment
+    monkeypatch.setattr(bounds, "mechanism", lambda: "systemd")
+    assert configured(tmp_path, monkeypatch).JupyterHub.spawner_class == \
+        "systemdspawner.SystemdSpawner"
+
+
+def test_the_culler_is_a_hub_service_looking_often_enough_for_its_idle_time(tmp_path,
+                                                                              monkeypatch):
+    config = configured(tmp_path, monkeypatch, cull_after_s=60)
+    [culler] = config.JupyterHub.services
+    assert culler["command"][1:] == ["-m", "jupyterhub_idle_culler", "--timeout=60",
+                                     "--cull-every=20"]
+    assert config.JupyterHub.last_activity_interval == 20
+    assert config.Spawner.environment == {"JUPYTERHUB_ACTIVITY_INTERVAL": "20"}
+    [role] = config.JupyterHub.load_roles
+    assert role["services"] == ["idle-culler"] and "delete:servers" in role["scopes"]
+    assert configured(tmp_path, monkeypatch).JupyterHub.last_activity_interval == 300
+
+
+def test_a_students_kernel_loads_the_memory_share_it_keeps_to(tmp_path):
+    argv = recipe.student_kernel(plan(tmp_path))["argv"]
+    assert argv[-1] == "--IPKernelApp.extensions=agentlab_magics.hub.kernel_memory"
+    assert argv[0] == f"{recipe.sys.prefix}/bin/python"
+
+
+def test_what_holds_a_server_is_the_strongest_thing_the_machine_gives(tmp_path):
+    cgroups, systemd = tmp_path / "cgroup", tmp_path / "systemd"
+    assert bounds.mechanism(cgroups, systemd) == "rlimit"
+    (cgroups / "memory").mkdir(parents=True)
+    assert bounds.mechanism(cgroups, systemd) == "rlimit"  # memory alone: CPU not held
+    (cgroups / "cpu").mkdir()
+    assert bounds.mechanism(cgroups, systemd) == "cgroup"
+    systemd.mkdir()
+    assert bounds.mechanism(cgroups, systemd) == "systemd"
+
+
+def test_a_servers_cgroup_holds_its_memory_and_its_share_of_cpu_time():
+    assert bounds.limits(768 << 20, 1.5) == {
+        "memory": {"memory.limit_in_bytes": str(768 << 20)},
+        "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "150000"}}
+    assert bounds.limits(None, None) == {
+        "memory": {"memory.limit_in_bytes": "-1"},
+        "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "-1"}}
+
+
+def test_students_given_as_a_count_are_numbered_and_limits_must_be_above_zero(capsys):
+    from agentlab_magics.cli import _students
+
+    assert _students("3") == ["student1", "student2", "student3"]
+    assert _students("12")[::11] == ["student01", "student12"]
+    assert _students("ada,,grace") == ["ada", "grace"]
+    with pytest.raises(SystemExit):
+        main(["hub", "demo", "--memory", "0"])
+    assert "argument --memory: 0 is not above 0" in capsys.readouterr().err
 
 
 def test_clean_refuses_a_folder_no_hub_was_laid_out_in(tmp_path, capsys):
@@ -135,3 +218,49 @@ def test_clean_removes_the_hubs_folder_and_only_the_users_it_made(tmp_path, monk
         ["-KILL", "-u", "agentlab-x1"], ["--remove", "agentlab-x1"], ["agentlab-x1"]]
     assert capsys.readouterr().out == (f"removed user agentlab-x1 and its home\n"
                                        f"removed the folder {laid_out.folder}\n")
+
+
+def test_two_servers_starting_at_once_never_get_the_same_port(monkeypatch):
+    from agentlab_magics.hub import spawner
+
+    offered = iter([5000, 5000, 5001])
+    monkeypatch.setattr(spawner, "random_port", lambda: next(offered))
+    monkeypatch.setattr(spawner.BoundedSpawner, "ports", set())
+    first, second = spawner.BoundedSpawner(), spawner.BoundedSpawner()
+    assert (first._own_port(), second._own_port()) == (5000, 5001)
+    assert spawner.BoundedSpawner.ports == {5000, 5001}
+
+
+def test_a_server_that_ended_by_itself_leaves_neither_its_cgroup_nor_its_port(monkeypatch):
+    import asyncio
+    from types import SimpleNamespace
+
+    from agentlab_magics.hub import spawner
+
+    removed = []
+    monkeypatch.setattr(spawner.ServerGroup, "remove", lambda group: removed.append(group.user))
+    monkeypatch.setattr(spawner.BoundedSpawner, "ports", {5000})
+    ended = spawner.BoundedSpawner(mechanism="cgroup", mem_limit=1 << 30, port=5000,
+                                   user=SimpleNamespace(name="ada"))
+    assert asyncio.run(ended.poll()) == 0  # no process: it has ended
+    assert removed == ["ada"] and spawner.BoundedSpawner.ports == set()
+
+
+def test_the_hub_may_be_interrupted_where_the_demo_was_started_with_ctrl_c_ignored():
+    import signal
+    import subprocess
+
+    from agentlab_magics.hub import demo
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `agentlab hub demo &` has it
+    try:
+        child = subprocess.Popen(["sleep", "30"], preexec_fn=demo._interruptible)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        status = Path(f"/proc/{child.pid}/status").read_text().splitlines()
+        ignored = int(next(line for line in status if line.startswith("SigIgn:")).split()[1], 16)
+    finally:
+        child.kill()
+        child.wait()
+    assert not ignored & (1 << (signal.SIGINT - 1))

@@ -13,6 +13,7 @@ per-role configuration, is what The Littlest JupyterHub does too (docs/instructo
 import json
 import os
 
+from agentlab_magics.hub.bounds import mechanism
 from agentlab_magics.hub.plan import HubPlan
 
 c = get_config()  # noqa: F821 (JupyterHub injects get_config when it loads this file)
@@ -41,7 +42,14 @@ c.Authenticator.allowed_users = set(plan.users)
 c.Authenticator.admin_users = {plan.instructor}
 
 # -- each user's server: JupyterLab, as that Unix user, from the shared environment ----------
-c.JupyterHub.spawner_class = "localprocess"
+# A student's server is held to its memory and CPU by what this machine gives (bounds.py):
+# a systemd unit, a cgroup of its own, or rlimits.
+HOLDS = mechanism()
+if HOLDS == "systemd":
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+else:
+    c.JupyterHub.spawner_class = "agentlab_magics.hub.spawner.BoundedSpawner"
+    c.BoundedSpawner.mechanism = HOLDS
 c.Spawner.cmd = [str(plan.prefix / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
@@ -68,6 +76,27 @@ def role_environment(spawner) -> None:
     })
     if instructor:
         spawner.environment["PYTHONPATH"] = str(plan.instructor_files)
+    else:
+        spawner.environment["JUPYTER_PATH"] = str(plan.student_data)  # the bounded kernel
+        spawner.mem_limit = plan.memory_mb << 20
+        spawner.cpu_limit = plan.cpus
 
 
 c.Spawner.pre_spawn_hook = role_environment
+
+# -- idle servers stop: jupyterhub-idle-culler, as a hub service -----------------------------
+# Activity (the proxy's, each server's own) reaches the hub at least as often as the culler
+# looks, so a server in use is never taken for an idle one.
+CULL_EVERY_S = max(1, min(300, plan.cull_after_s // 3))
+c.JupyterHub.last_activity_interval = CULL_EVERY_S
+c.Spawner.environment = {"JUPYTERHUB_ACTIVITY_INTERVAL": str(CULL_EVERY_S)}
+c.JupyterHub.services = [{
+    "name": "idle-culler",
+    "command": [str(plan.prefix / "bin" / "python"), "-m", "jupyterhub_idle_culler",
+                f"--timeout={plan.cull_after_s}", f"--cull-every={CULL_EVERY_S}"],
+}]
+c.JupyterHub.load_roles = [{
+    "name": "idle-culler",
+    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+    "services": ["idle-culler"],
+}]
