@@ -162,8 +162,9 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     grade.add_argument("--students", type=lambda text: [s for s in text.split(",") if s],
                        metavar="A,B", help="only these students (default: every submission)")
     grade.add_argument("--workers", type=int, metavar="N",
-                       help="worker processes of the local cluster (default: one per "
-                            "submission to grade, up to one per core)")
+                       help="worker processes of a local cluster (default: none, grading "
+                            "in this process, for a class too small to pay for a cluster's "
+                            "start-up; else one per submission to grade, up to one per core)")
     grade.add_argument("--scheduler", metavar="ADDRESS",
                        help="grade on the Dask cluster of this scheduler (tcp://HOST:8786) "
                             "instead of a local one")

@@ -2,7 +2,9 @@
 
 Each submission is one Dask task (`one_submission.grade_one`), on an in-process LocalCluster
 by default (one single-threaded worker process per core) or on an existing cluster given by
-its scheduler's address. Tasks touch nothing of the course; this process is the one writer:
+its scheduler's address; a class too small to pay for a local cluster's start-up is graded in
+this process instead, one submission after another (`plan`, which the summary quotes). Tasks
+touch nothing of the course; this process is the one writer:
 as each task ends it puts the autograded folder in place and merges the scores into the
 course's gradebook through nbgrader's Gradebook API (gradebook_copy.merge), so nbgrader's
 generate_feedback, export and formgrader work afterwards as they would after its own
@@ -11,7 +13,8 @@ it arrives. A submission is graded again only when it, or the assignment, change
 was last merged (the fingerprints in `.agentlab/autograde/<assignment>.json`), or with
 `force`. nbgrader's log of each submission is kept beside them
 (`.agentlab/autograde/<assignment>-logs/<student>.log`). Ctrl-C cancels what has not
-finished; a merge under way completes first, so the gradebook holds each submission's old
+finished (a submission being graded in this process is left ungraded); a merge under way
+completes first, so the gradebook holds each submission's old
 scores or its new ones, never half of them.
 """
 
@@ -57,8 +60,9 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
                      progress: TextIO | None = None,
                      without_sandbox: bool = False) -> BatchSummary:
     """Autograde `assignment`'s submissions in `course` (those of `students`, or all) on a
-    LocalCluster of `workers` processes (default: `plan`'s), or on the Dask cluster whose
-    scheduler is at `scheduler`; merge each into the course and say what became of each. A
+    LocalCluster of `workers` processes, or on the Dask cluster whose scheduler is at
+    `scheduler`, or as `plan` chooses (in this process, for a class too small to pay for a
+    cluster's start-up); merge each into the course and say what became of each. A
     worker that can make no sandbox grades only `without_sandbox`, and the summary says so."""
     began = time.time()
     records: dict[str, Record] = {}
@@ -70,12 +74,14 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
         kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
         todo = _todo(where, kit, students, force, records)
         local, cluster = plan(len(todo), workers, scheduler)
-        if todo:
-            with _client(local, scheduler) as client:
-                try:
+        try:
+            if todo and (local or scheduler):
+                with _client(local, scheduler) as client:
                     _run(where, kit, todo, client, progress, records)
-                except KeyboardInterrupt:
-                    stopped = True
+            elif todo:
+                _run_here(where, kit, todo, progress, records)
+        except KeyboardInterrupt:
+            stopped = True
     summary = BatchSummary(assignment=assignment, cluster=cluster,
                            began=began, seconds=time.time() - began,
                            records=[records[s] for s in sorted(records)])
@@ -85,19 +91,35 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     return summary
 
 
+# What the plan weighs, measured with bench/bench_autograde.py parallel on 2 cores: the wall
+# seconds a local cluster's start and stop add; the wall and CPU seconds one submission takes
+# graded in this process (its kernel and its scoring run side by side); and the CPU it costs
+# on a cluster against that (Dask's traffic, the worker's scratch course).
+CLUSTER_SECONDS = 3.0
+SUBMISSION_SECONDS, SUBMISSION_CPU = 0.7, 1.0
+CLUSTER_CPU = 1.3
+
+
 def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, str]:
-    """The worker processes of the local cluster that grades `count` submissions, and how the
-    summary names where they were graded: the cluster at `scheduler`; else `workers` when
-    asked; else one per submission up to one per core (a worker costs an interpreter's start,
-    which a class smaller than the machine's cores should not pay for twice)."""
+    """The worker processes of the local cluster that grades `count` submissions (none: this
+    process grades them one after another), and how the summary names where they were graded:
+    the cluster at `scheduler`; else `workers` when asked; else this process, unless one
+    worker per submission up to one per core would be done sooner, its start-up counted (a
+    cluster's time is what the larger of its CPU and its workers' turns needs)."""
     if scheduler:
         return 0, scheduler
     if workers:
         return workers, f"LocalCluster, {workers} workers (as asked)"
     cores = len(os.sched_getaffinity(0))
     chosen = max(min(count, cores), 1)
-    return chosen, (f"LocalCluster, {chosen} worker{'s' * (chosen != 1)} (one a submission, "
-                    f"up to one a core: {count} to grade, {cores} cores)")
+    here = count * SUBMISSION_SECONDS
+    there = CLUSTER_SECONDS + count * max(SUBMISSION_CPU * CLUSTER_CPU / cores,
+                                          SUBMISSION_SECONDS / chosen)
+    said = f"{count} to grade, {cores} core{'s' * (cores != 1)}"
+    if here <= there:
+        return 0, (f"no cluster: this process graded one submission after another ({said}: "
+                   "a local cluster's start-up would cost more than it saves)")
+    return chosen, f"LocalCluster, {chosen} workers (one a submission, up to one a core: {said})"
 
 
 def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
@@ -154,12 +176,10 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
                     done = set()
                 pending -= done
                 with _uninterrupted():  # merged and recorded, or neither
-                    finished = _settle(where, kit, writer, todo, done, futures)
-                    records.update((record.student, record) for record in finished)
-                for record in finished:
-                    bar.step(f"{record.student}: {record.status}")
-                if time.monotonic() >= counted + 1.0:  # asking the workers costs a round
-                    bar.redraw(_counts(records, client, pending))
+                    _settle(where, kit, writer, todo, records, bar,
+                            [(futures[future], _outcome(future)) for future in done])
+                if time.monotonic() >= counted + 1.0:  # asking the scheduler costs a round
+                    bar.redraw(_counts(records, _running(client, pending), len(pending)))
                     counted = time.monotonic()
     except KeyboardInterrupt:
         client.cancel(list(pending))
@@ -168,22 +188,49 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
         raise
 
 
+def _run_here(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]],
+              progress: TextIO | None, records: dict[str, Record]) -> None:
+    """Grade the `todo` submissions in this process, one after another, merging and recording
+    each as it ends; on Ctrl-C those not graded stay recorded as cancelled."""
+    bar = ProgressBar(len(todo), progress)
+    queued = time.time()
+    records.update((student, Record(student=student, status="cancelled", queued=queued))
+                   for student in todo)
+    with where.writer(kit.assignment) as writer:
+        for done, (student, (submission, _)) in enumerate(todo.items()):
+            bar.redraw(_counts(records, 1, len(todo) - done))
+            with _noting_interrupts() as interrupted:
+                try:
+                    outcome: Graded | str = grade_one(kit, submission)
+                except Exception as exc:  # what would fail a Dask task fails this one only
+                    outcome = (f"The grading failed: {exc}. Grade it again with --students "
+                               f"{student}; if it fails again, nbgrader's log above says why.")
+            if interrupted:  # nbgrader's API took the Ctrl-C for a failure of the submission
+                raise KeyboardInterrupt
+            with _uninterrupted():  # merged and recorded, or neither
+                _settle(where, kit, writer, todo, records, bar, [(records[student], outcome)])
+
+
+def _outcome(future) -> Graded | str:
+    """What a finished task gave: its Graded, or why it failed, in a sentence."""
+    if future.status == "finished":
+        return future.result()
+    return (f"The grading task failed on the cluster: {future.exception()} (a worker that kept "
+            "dying on it, or a grader without agentlab and nbgrader installed).")
+
+
 def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
-            todo: dict[str, tuple[Submission, str]], done: set, futures: dict
-            ) -> list[Record]:
-    """The records of the `done` tasks, filled in: their autograded
-    folders put in place, what they graded merged in one transaction, and only then its
-    fingerprints noted."""
+            todo: dict[str, tuple[Submission, str]], records: dict[str, Record],
+            bar: ProgressBar, ended: list[tuple[Record, Graded | str]]) -> None:
+    """Fill in and keep in `records` the records of the submissions that `ended` (each with
+    what grading gave, or why it failed), and step `bar` for each: their autograded folders
+    put in place, what they graded merged in one transaction, and only then its fingerprints
+    noted."""
     merged: list[tuple[Record, Scores]] = []
-    for future in done:
-        record = futures[future]
-        if future.status != "finished":
-            record.status = "failed"
-            record.problem = (f"The grading task failed on the cluster: {future.exception()} "
-                              "(a worker that kept dying on it, or a grader without agentlab "
-                              "and nbgrader installed).")
+    for record, graded in ended:
+        if isinstance(graded, str):
+            record.status, record.problem = "failed", graded
             continue
-        graded: Graded = future.result()
         where.keep_log(kit.assignment, graded)
         record.worker, record.started, record.finished = (graded.worker, graded.started,
                                                           graded.finished)
@@ -202,19 +249,26 @@ def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
         for (record, _), (score, max_score) in zip(merged, totals):
             record.status, record.merged = "graded", now
             record.score, record.max_score = score, max_score
-    return [futures[future] for future in done]
+    records.update((record.student, record) for record, _ in ended)
+    for record, _ in ended:
+        bar.step(f"{record.student}: {record.status}")
 
 
-def _counts(records: dict[str, Record], client, pending: set) -> str:
+def _counts(records: dict[str, Record], running: int, left: int) -> str:
     done = sum(r.status == "graded" for r in records.values())
     failed = sum(r.status == "failed" for r in records.values())
+    return f"graded {done}, failed {failed}, running {running}, waiting {left - running}"
+
+
+def _running(client, pending: set) -> int:
+    """How many of the `pending` tasks a worker is running, as the scheduler knows (a worker
+    runs one task at a time, and is given no other: local_cluster)."""
     keys = {future.key for future in pending}
     try:
-        stacks = client.call_stack()
-    except OSError:  # a worker went away while asked (its tasks are retried elsewhere)
-        stacks = {}
-    running = sum(key in keys for found in stacks.values() for key in found)
-    return f"graded {done}, failed {failed}, running {running}, waiting {len(pending) - running}"
+        processing = client.processing()
+    except OSError:  # the scheduler went away while asked
+        return 0
+    return sum(key in keys for found in processing.values() for key in found)
 
 
 @contextmanager
@@ -258,12 +312,18 @@ def local_cluster(workers: int | None = None) -> Iterator:
         yield cluster
 
 
+def _ctrl_c_arrives() -> bool:
+    """Whether Ctrl-C reaches this thread: the main thread of a process that does not ignore
+    it."""
+    return (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN)
+
+
 @contextmanager
 def _uninterrupted() -> Iterator[None]:
     """Hold Ctrl-C until the block is done (in the main thread; elsewhere there is none; and
     not where this process was started with Ctrl-C ignored, which it stays)."""
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
+    if not _ctrl_c_arrives():
         yield
         return
     caught: list[int] = []
@@ -274,6 +334,27 @@ def _uninterrupted() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
     if caught:
         raise KeyboardInterrupt
+
+
+@contextmanager
+def _noting_interrupts() -> Iterator[list[int]]:
+    """Ctrl-C interrupts the block as ever, and is also noted in the list it gives (where
+    Ctrl-C arrives): nbgrader's API, which swallows every exception, turns it into a
+    submission that failed."""
+    caught: list[int] = []
+    if not _ctrl_c_arrives():
+        yield caught
+        return
+
+    def note(number: int, frame) -> None:
+        caught.append(number)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _fingerprint(files: dict[str, bytes], kit: Kit) -> str:

@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agentlab_magics.term.nbgrader_cli import without_slow_imports
 
 without_slow_imports()
 
-from nbgrader.api import Base, Gradebook, MissingEntry, SubmittedAssignment  # noqa: E402 (after the line above)
+from nbgrader.api import (  # noqa: E402 (after the line above)
+    Assignment,
+    Base,
+    Gradebook,
+    MissingEntry,
+    Student,
+    SubmittedAssignment,
+)
+from nbgrader.utils import parse_utc  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 from sqlalchemy.exc import SAWarning  # noqa: E402
@@ -163,27 +171,44 @@ def cell_names(gb: Gradebook, assignment: str) -> dict[str, str]:
             for cell in (*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells)}
 
 
-def add_new_students(gb: Gradebook, parts: Iterable[StudentPart]) -> None:
-    """Give the students of `parts` whom the gradebook `gb` does not know their records."""
+def add_new_students(gb: Gradebook, parts: Sequence[StudentPart]) -> None:
+    """Give the students of `parts` whom the gradebook `gb` does not know their records
+    (which it knows: one query)."""
+    known = {found for (found,) in gb.db.query(Student.id).filter(
+        Student.id.in_([part.student for part in parts]))}
     for part in parts:
-        try:
-            gb.find_student(part.student)
-        except MissingEntry:
+        if part.student not in known:
             gb.add_student(part.student, **part.fields)
 
 
+def submissions_of(gb: Gradebook, assignment: str, students: Sequence[str]
+                   ) -> dict[str, SubmittedAssignment]:
+    """The submissions of `assignment` that the gradebook `gb` holds of `students`, by
+    student: one query."""
+    found = (gb.db.query(SubmittedAssignment)
+             .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+             .filter(Assignment.name == assignment,
+                     SubmittedAssignment.student_id.in_(students)))
+    return {submission.student_id: submission for submission in found}
+
+
 def merge(gb: Gradebook, assignment: str, student: str, scores: Scores,
-          names: dict[str, str]) -> SubmittedAssignment:
+          names: dict[str, str], submission: SubmittedAssignment | None
+          ) -> SubmittedAssignment:
     """Write one submission's autograde into the gradebook `gb` (`names` from `cell_names`;
-    the student known to it): the submission's time, and every cell's automatic score,
-    review flag and comment; manual scores and comments stay as graders left them. Returns
-    the submission; its rows reach the database when the caller's session flushes
-    (GradebookWriter), so the cells of a new submission are known here by id."""
-    when = {"timestamp": scores.timestamp} if scores.timestamp else {}
-    with warnings.catch_warnings():
-        # nbgrader's add_submission makes SQLAlchemy warn of each new submission
-        warnings.simplefilter("ignore", SAWarning)
-        submission = gb.update_or_create_submission(assignment, student, **when)
+    the student known to it; `submission` the one it holds already, from `submissions_of`):
+    the submission's time, and every cell's automatic score, review flag and comment; manual
+    scores and comments stay as graders left them. Returns the submission; its rows reach the
+    database when the caller's session flushes (GradebookWriter), so the cells of a new
+    submission are known here by id."""
+    if submission is None:
+        when = {"timestamp": scores.timestamp} if scores.timestamp else {}
+        with warnings.catch_warnings():
+            # nbgrader's add_submission makes SQLAlchemy warn of each new submission
+            warnings.simplefilter("ignore", SAWarning)
+            submission = gb.add_submission(assignment, student, **when)
+    elif scores.timestamp:  # as nbgrader's update_or_create_submission updates one
+        submission.timestamp = parse_utc(scores.timestamp)
     graded = {nb.notebook.name: nb for nb in submission.notebooks}
     for nb in scores.notebooks:
         notebook = graded[nb.name]

@@ -25,6 +25,7 @@ from agentlab_magics.grading.gradebook_copy import (
     add_new_students,
     cell_names,
     merge,
+    submissions_of,
 )
 
 
@@ -52,10 +53,11 @@ class GradebookWriter:
         """Merge each (student's part, scores) in one transaction; each one's score and
         maximum, in order."""
         with self._transaction() as gb:
-            add_new_students(gb, (part for part, _ in graded))
+            add_new_students(gb, [part for part, _ in graded])
             gb.db.flush()  # for add_submission, which looks each student up
-            submissions = [merge(gb, self.assignment, part.student, scores, self._names)
-                           for part, scores in graded]
+            known = submissions_of(gb, self.assignment, [part.student for part, _ in graded])
+            submissions = [merge(gb, self.assignment, part.student, scores, self._names,
+                                 known.get(part.student)) for part, scores in graded]
             gb.db.flush()
             return _totals(gb, submissions)
 

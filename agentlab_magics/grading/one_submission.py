@@ -13,6 +13,7 @@ course: the batch grader's one writer merges them (batch.py). A task may therefo
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import socket
@@ -100,10 +101,11 @@ def grade_one(kit: Kit, submission: Submission) -> Graded:
 
 def _scratch_config(kit: Kit, course: Path):
     """The course's configuration with the scratch course in place of the course; the
-    course's own folders are hidden from the submission too."""
+    course's own folders are hidden from the submission too. A copy: the kit, and the course's
+    configuration in it, serve every submission alike."""
     from traitlets.config import Config
 
-    config = Config(kit.config)
+    config = copy.deepcopy(Config(kit.config))
     config.CourseDirectory.root = str(course)
     config.CourseDirectory.db_url = f"sqlite:///{course / 'gradebook.db'}"
     config.ScoredOutside.hidden_paths = [*config.ScoredOutside.get("hidden_paths", []),

@@ -10,7 +10,8 @@ grammars as it loads. The command's environment is the caller's with this Python
 first on PATH (nbgrader runs `alembic` when it makes a gradebook; `tools_on_path` does the same
 for nbgrader run in this process) and what the caller adds; it runs in the folder it is given,
 where nbgrader reads its configuration, and writes its log (nbgrader logs to stderr) to a file
-the caller reads.
+the caller reads. The configuration alone is read in the caller's process (`configuration`),
+which then starts no fork server for it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import chdir, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,15 +73,21 @@ def _with_scripts(path: str) -> str:
 def tools_on_path() -> Iterator[None]:
     """This process's PATH with this Python's scripts first while it lasts, for nbgrader run
     in this process (and in the processes it starts)."""
-    before = os.environ.get("PATH")
-    os.environ["PATH"] = _with_scripts(before or "")
+    with _environment({**os.environ, "PATH": _with_scripts(os.environ.get("PATH", ""))}):
+        yield
+
+
+@contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """This process's environment exactly `env` while it lasts, then what it was."""
+    before = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
     try:
         yield
     finally:
-        if before is None:
-            del os.environ["PATH"]
-        else:
-            os.environ["PATH"] = before
+        os.environ.clear()
+        os.environ.update(before)
 
 
 @dataclass(frozen=True)
@@ -93,28 +100,13 @@ class Nbgrader:
         return {**os.environ, "PATH": _with_scripts(os.environ.get("PATH", "")), **self.env}
 
     def run(self, *args: str, cwd: Path) -> str:
-        """Run `nbgrader ARGS` in `cwd`; its log, or NbgraderFailed."""
-        log, _ = self._forked(_command, args, cwd=cwd, what=f"`nbgrader {' '.join(args)}`")
-        return log
-
-    def configuration(self, cwd: Path) -> dict:
-        """The configuration (a traitlets Config) an nbgrader command run in `cwd` would read:
-        its nbgrader_config.py and the Jupyter configuration folders'."""
-        import pickle
-
-        _, made = self._forked(_configuration, (), cwd=cwd,
-                               what="reading nbgrader's configuration")
-        return pickle.loads(made)
-
-    def _forked(self, target: Callable[..., None], args: tuple[str, ...], *, cwd: Path,
-                what: str) -> tuple[str, bytes]:
-        """`target(args, made)` in a fork of the warm process, in `cwd`, in the command's
-        environment: what it logged and the bytes it left in the file `made`; or
-        NbgraderFailed, ending with the last lines it logged."""
+        """Run `nbgrader ARGS` in `cwd`, in a fork of the warm process and the command's
+        environment; its log, or NbgraderFailed ending with the last lines it logged."""
+        what = f"`nbgrader {' '.join(args)}`"
         with tempfile.TemporaryDirectory(prefix="agentlab-nbgrader-") as scratch:
-            log, made = Path(scratch) / "log", Path(scratch) / "made"
+            log = Path(scratch) / "log"
             process = _forks().Process(target=_in_fork, args=(
-                target, args, str(cwd), self.environment(), str(log), str(made)))
+                args, str(cwd), self.environment(), str(log)))
             with _STARTING:
                 process.start()
                 # Process.start reads every listed process's exit code it finds ready (its
@@ -123,14 +115,25 @@ class Nbgrader:
                 multiprocessing.process._children.discard(process)  # type: ignore[attr-defined]
             process.join()
             logged = log.read_bytes().decode(errors="replace") if log.exists() else ""
-            if process.exitcode != 0:
-                tail = "\n".join(logged.strip().splitlines()[-15:]) or UNGUARDED
-                raise NbgraderFailed(f"{what} (in {cwd}) exited with {process.exitcode}:\n"
-                                     f"{tail}")
-            return logged, made.read_bytes() if made.exists() else b""
+        if process.exitcode != 0:
+            tail = "\n".join(logged.strip().splitlines()[-15:]) or UNGUARDED
+            raise NbgraderFailed(f"{what} (in {cwd}) exited with {process.exitcode}:\n{tail}")
+        return logged
+
+    def configuration(self, cwd: Path) -> dict:
+        """The configuration (a traitlets Config) an nbgrader command run in `cwd` would read:
+        its nbgrader_config.py and the Jupyter configuration folders'. Read in this process,
+        in `cwd` and the command's environment, both given back after."""
+        without_slow_imports()
+        from nbgrader.apps.autogradeapp import AutogradeApp
+
+        with _environment(self.environment()), chdir(cwd):
+            app = AutogradeApp()
+            app.load_config_file()
+        return app.config
 
 
-_STARTING = threading.Lock()  # one command's process listed at a time (see Nbgrader._forked)
+_STARTING = threading.Lock()  # one command's process listed at a time (see Nbgrader.run)
 
 
 def _forks() -> multiprocessing.context.ForkServerContext:
@@ -141,10 +144,9 @@ def _forks() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-def _in_fork(target: Callable[..., None], args: tuple[str, ...], cwd: str,
-             env: dict[str, str], log: str, made: str) -> None:
+def _in_fork(args: tuple[str, ...], cwd: str, env: dict[str, str], log: str) -> None:
     """In the fork: standard output and error go to `log`, the folder is `cwd`, the
-    environment `env`, and `target(args, made)` runs; its exit status is the fork's."""
+    environment `env`, and `nbgrader ARGS` runs; its exit status is the fork's."""
     written = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(written, 1)
     os.dup2(written, 2)
@@ -152,21 +154,7 @@ def _in_fork(target: Callable[..., None], args: tuple[str, ...], cwd: str,
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
-    target(args, made)
-
-
-def _command(args: tuple[str, ...], made: str) -> None:
     from nbgrader.apps.nbgraderapp import main
 
     sys.argv = ["nbgrader", *args]
     sys.exit(main())
-
-
-def _configuration(args: tuple[str, ...], made: str) -> None:
-    import pickle
-
-    from nbgrader.apps.autogradeapp import AutogradeApp
-
-    app = AutogradeApp()
-    app.load_config_file()
-    Path(made).write_bytes(pickle.dumps(app.config))

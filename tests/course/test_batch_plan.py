@@ -1,24 +1,39 @@
-"""How `agentlab course autograde` chooses its local cluster, and says so: one worker per
-submission up to one per core, unless told; a scheduler's cluster as it is."""
+"""How `agentlab course autograde` chooses where to grade, and says so: in this process, one
+submission after another, while a local cluster's start-up would cost more than its cores save;
+else one worker per submission up to one per core; what it is told, as told."""
 
 from __future__ import annotations
 
-import os
+from unittest import mock
 
 from agentlab_magics.grading.batch import plan
 
-CORES = len(os.sched_getaffinity(0))
+
+def _on(cores: int):
+    return mock.patch("os.sched_getaffinity", return_value=set(range(cores)))
 
 
-def test_a_class_smaller_than_the_cores_starts_a_worker_a_submission():
-    assert plan(1, None, None) == (1, f"LocalCluster, 1 worker (one a submission, up to one a "
-                                      f"core: 1 to grade, {CORES} cores)")
+def test_one_submission_is_graded_in_this_process_and_the_summary_says_why():
+    with _on(2):
+        assert plan(1, None, None) == (0, "no cluster: this process graded one submission after "
+                                          "another (1 to grade, 2 cores: a local cluster's "
+                                          "start-up would cost more than it saves)")
 
 
-def test_a_class_larger_than_the_cores_gets_a_worker_a_core():
-    workers, said = plan(CORES * 10, None, None)
-    assert workers == CORES and said.startswith(f"LocalCluster, {CORES} worker")
-    assert f"{CORES * 10} to grade, {CORES} cores" in said
+def test_a_class_on_two_cores_is_graded_in_this_process_until_it_is_large():
+    with _on(2):
+        assert plan(8, None, None)[0] == plan(24, None, None)[0] == 0
+        workers, said = plan(500, None, None)
+    assert workers == 2 and said == ("LocalCluster, 2 workers (one a submission, up to one a "
+                                     "core: 500 to grade, 2 cores)")
+
+
+def test_one_core_never_pays_for_a_cluster_and_many_cores_pay_for_one_sooner():
+    with _on(1):
+        assert plan(500, None, None)[0] == 0
+    with _on(32):
+        assert plan(8, None, None) == (8, "LocalCluster, 8 workers (one a submission, up to "
+                                          "one a core: 8 to grade, 32 cores)")
 
 
 def test_workers_asked_for_and_a_scheduler_are_taken_as_given():

@@ -186,23 +186,30 @@ def test_a_regrade_keeps_a_graders_manual_score_and_flags_the_cell_as_nbgrader_d
         assert grade.auto_score is not None
 
 
-def test_ctrl_c_stops_it_and_the_gradebook_stays_whole(made, stock, tmp_path):
+def _two_cores_and_ctrl_c() -> None:
+    """In the command's process: at most two cores, so its plan for six submissions is this
+    process (batch.plan); and Ctrl-C as a terminal gives it, even where these tests were started
+    with it ignored (a background job of a script), which the command would inherit."""
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_stops_it_and_the_gradebook_stays_whole_and_the_cluster_grades_the_rest(
+        made, stock, tmp_path):
     course = _copy(made, tmp_path)
     state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
     command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
-               "--course", str(course), "--workers", "2"]
-    # Ctrl-C as a terminal gives it, even where these tests were started with it ignored (a
-    # background job of a script), which the command would inherit
+               "--course", str(course)]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            env={**os.environ, **_nbgrader(course.parent).env},
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                           preexec_fn=_two_cores_and_ctrl_c)
     deadline = time.monotonic() + 240
     while not state.exists() and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)
     run.send_signal(signal.SIGINT)
     out = run.communicate(timeout=120)[0]
     assert run.returncode == 130, out
-    assert "Stopped." in out
+    assert "Stopped." in out and "no cluster: this process graded" in out
     assert "--existing" not in out  # no kernel writes to the grader's terminal (its banner)
     merged = json.loads(state.read_text())
     records = _summary(course)
