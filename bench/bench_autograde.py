@@ -21,7 +21,7 @@ python bench/bench_autograde.py parallel   for the second part only.
 from __future__ import annotations
 
 import json
-import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -110,7 +110,7 @@ def parallel() -> None:
     """Stock serial `nbgrader autograde`, the default `agentlab course autograde` and its
     `--workers 2`, each its own command line (its interpreter's start counted), on fresh
     copies of one course with K submissions of PARALLEL_ASSIGNMENT, for each K in SIZES,
-    interleaved: wall and CPU seconds (the machine's), per submission; then, from the two
+    interleaved: wall and CPU seconds (the command's own tree), per submission; then, from the two
     sizes, each variant's seconds per submission and its fixed start-up."""
     scripts = Path(sys.executable).parent
     variants = {
@@ -161,22 +161,22 @@ def parallel() -> None:
 
 
 def _command_cost(command: list[str], course: Path, nbgrader: Nbgrader) -> tuple[float, float]:
-    """The wall seconds `command` takes in `course`, and the CPU seconds the machine spent
-    meanwhile."""
-    began, busy = time.perf_counter(), _busy_seconds()
+    """The wall seconds `command` takes in `course`, and the CPU seconds it and every process
+    it started and waited for spent (getrusage of this process's children: the command's own
+    tree, which other work on a shared machine does not add to)."""
+    began, spent = time.perf_counter(), _children_seconds()
     done = subprocess.run(command, cwd=course, env=nbgrader.environment(), capture_output=True,
                           text=True, check=False)
-    wall, cpu = time.perf_counter() - began, _busy_seconds() - busy
+    wall, cpu = time.perf_counter() - began, _children_seconds() - spent
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr[-2000:]}")
     return wall, cpu
 
 
-def _busy_seconds() -> float:
-    """The CPU seconds all of this machine's processes have spent since boot (Linux)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+def _children_seconds() -> float:
+    """The user and system CPU seconds of the children this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _subset(made: Path, folder: Path, students: list[str]) -> Path:
