@@ -119,7 +119,6 @@ HARNESS_NAMES = frozenset(name for *_, names in LESSONS for name in names)
 
 
 @cache
-@cache
 def file_names(lab_id: str) -> frozenset[str]:
     """The names the lab's file holds: those its starter defines at the top level, and the
     gaps it asks the student to fill (worked out once: every check of a later lab asks)."""
