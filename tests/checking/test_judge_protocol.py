@@ -206,6 +206,103 @@ def test_a_list_handed_over_is_changed_in_place_and_comes_back_itself(student):
     returned = student.call("appender", (items,), {})
     assert returned is items and items == ["a", 1]
 
+# -- a list changed in place, synced back ----------------------------------------------------
+
+EDITS = '''
+def edits(items, look):
+    """Change the list handed over in place in every way, the judge looking after each."""
+    import copy
+    states = []
+
+    def step():
+        look()
+        states.append(copy.deepcopy(items))
+
+    class Text(str):
+        pass
+
+    items.append({"role": "user", "content": "a", "n": [1]}); step()
+    items[0]["content"] += "!"; step()         # the judge's own dict, edited
+    items[-1]["n"].append(2); step()           # a dict edited deep inside
+    items[-1]["n"][0] = True; step()           # 1 to True, which == calls equal
+    items[-1]["n"][1] = 2.0; step()            # 2 to 2.0, likewise
+    items.append((1, 2)); step()
+    items[-1] = [1, 2]; step()                 # a tuple replaced by an equal list
+    items[0] = {"replaced": 1}; step()         # an item replaced
+    items.append("s"); del items[0]; step()    # an item removed
+    items.reverse(); step()                    # reordered
+    items.clear(); step()
+    items.extend([{"x": 1}, {"x": 1}]); step()  # cleared and refilled
+    items.append(b"b"); step()
+    items[-1] = bytearray(b"b"); step()        # bytes to an object that is not data
+    items.append("t"); step()
+    items[-1] = Text("t"); step()              # a str to a str subclass
+    items[0]["s"] = "u"; step()
+    items[0]["s"] = Text("u"); step()          # likewise, inside a dict kept in the list
+    items.append(items); step()                # the list inside itself: a stranger
+    items.pop(); items.append(items[0]); step()  # one dict twice: two equal copies there
+    return states
+
+def doubled(items, look):
+    look()
+    items.append(items[0])
+    look()
+
+def twice(first, second, look):
+    first.append(1); look()
+    second.append(2); look()
+'''
+
+
+def shape(value):
+    """`value` with every type named, so True and 1, a tuple and a list, a str and its
+    subclass are told apart."""
+    if type(value) in (list, tuple):
+        return (type(value).__name__, [shape(item) for item in value])
+    if type(value) is dict:
+        return ("dict", [(shape(key), shape(item)) for key, item in value.items()])
+    if isinstance(value, (str, int, float, bytes)) or value is None:
+        return (type(value).__name__, value)
+    return (type(value).__name__,)
+
+
+@pytest.fixture
+def editor():
+    process = StudentProcess.local()
+    process.load(EDITS, "<edits>", "edits", ["edits", "doubled", "twice"], [], 10.0)
+    process.begin(10.0)
+    yield process
+    process.kill()
+
+
+def test_a_list_changed_in_place_in_every_way_reaches_the_judge_as_it_is_there(editor):
+    """After every message the judge's list is the student's list, exact types and all,
+    however the code changed it: appended to, edited deep inside, replaced, removed,
+    reordered, cleared and refilled, given a value equal but of another type."""
+    items = [{"role": "system", "content": "s"}]
+    looks = []
+    states = editor.call("edits", (items, lambda: looks.append(shape(items))), {})
+    assert len(looks) == len(states) == 20
+    for number, (look, state) in enumerate(zip(looks, states)):
+        assert look == shape(state), f"after step {number + 1}"
+    assert shape(items) == shape(states[-1])
+
+
+def test_one_list_handed_over_twice_ends_as_its_last_sync_says(editor):
+    items = []
+    looks = []
+    editor.call("twice", (items, items, lambda: looks.append(list(items))), {})
+    assert looks == [[], [2]] and items == [2]
+
+
+def test_a_dict_of_the_judges_appended_again_to_a_list_synced_before_is_refused(editor):
+    """Appended again to a list whose first items were synced back already, the judge's own
+    dict would stand in two places: refused, and the list left as it was."""
+    items = [{"role": "system", "content": "s"}]
+    with pytest.raises(Unreadable):
+        editor.call("doubled", (items, lambda: None), {})
+    assert items == [{"role": "system", "content": "s"}]
+
 
 def test_what_is_not_data_stands_here_by_its_type_and_goes_back_as_itself(student):
     reply, opaque, function, plain = student.call("maker", (), {})
