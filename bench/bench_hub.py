@@ -14,7 +14,9 @@ Printed: spawn time, each check's latency (p50, p95, max) for the crowd beside t
 memory per idle student (the server alone: the sum of the proportional set sizes of the
 student's processes) and per active one (with its kernel after the checks); CPU seconds per
 student's whole visit; what the machine had free before and with the whole class in; and
-every failure (there must be none). Asserts nothing.
+every failure (there must be none). Asserts nothing. When any student fails (or with --keep),
+the hub's folder stays, with its log (the hub's, the proxy's and every server's and kernel's
+output), and each failure says what its server was doing at that moment.
 
 Run as root, with the shared environment's Python (the hub's users run it):
     sudo /opt/agentlab-hub/bin/python bench/bench_hub.py --students 40 [--spread 20]
@@ -40,7 +42,7 @@ sys.path.insert(0, str(REPO / "instructor"))  # the reference harness, held back
 
 from agentlab_magics.course import find_lab  # noqa: E402
 from agentlab_magics.hub import demo, recipe  # noqa: E402
-from agentlab_magics.hub.bounds import mechanism  # noqa: E402
+from agentlab_magics.hub.bounds import ServerGroup, mechanism  # noqa: E402
 from agentlab_magics.hub.plan import HubPlan  # noqa: E402
 from agentlab_magics.hub.visitor import Visitor  # noqa: E402
 
@@ -113,8 +115,31 @@ def visit(url: str, name: str, password: str, delay: float) -> Visit:
         student.assignment("submit", LAB)
         kernel.close()
     except Exception as problem:  # every failure is counted, and none ends the run
-        done.failure = f"{step}: {type(problem).__name__}: {problem}"
+        done.failure = (f"{step}: {type(problem).__name__}: {problem}\n"
+                        f"    at that moment: {_server_status(name)}")
     return done
+
+
+def _server_status(user: str) -> str:
+    """Whether `user`'s server and kernels run, and what their memory cgroup says of the
+    limit (how often it was hit, whether its OOM killer killed), or that it has none."""
+    commands = []
+    for entry in _processes(user):
+        try:
+            commands.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+    server = sum("jupyterhub-singleuser" in command for command in commands)
+    kernels = sum("ipykernel_launcher" in command for command in commands)
+    said = f"{len(commands)} processes ({server} server, {kernels} kernels)"
+    group = ServerGroup(user).folder("memory")
+    try:
+        failcnt = (group / "memory.failcnt").read_text().strip()
+        peak_mb = int((group / "memory.max_usage_in_bytes").read_text()) >> 20
+        oom = " ".join((group / "memory.oom_control").read_text().split())
+    except OSError:
+        return f"{said}; no memory cgroup at {group}"
+    return f"{said}; its cgroup: failcnt {failcnt}, peak {peak_mb} MB, {oom}"
 
 
 def _processes(user: str) -> list[Path]:
@@ -201,6 +226,8 @@ def main() -> int:
     parser.add_argument("--spread", type=float, default=20.0,
                         help="the crowd arrives within this many seconds (default 20)")
     parser.add_argument("--memory", type=int, default=1024, help="MB per student's server")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the hub's folder and users even when every student passes")
     args = parser.parse_args()
     run = secrets.token_hex(2)
     students = [f"bench{run}-{number:03d}" for number in range(args.students + 1)]
@@ -209,6 +236,7 @@ def main() -> int:
                    instructor_package=REPO / "instructor", memory_mb=args.memory)
     free_before = _available_mb()
     plan, hub = demo.start(plan)
+    keep = True  # until the class has passed: whatever ends the run early keeps what says why
     try:
         if not demo.answers(plan, hub):
             print(f"the hub did not start; its log: {plan.state / demo.HUB_LOG}")
@@ -227,9 +255,15 @@ def main() -> int:
                 students[1:]))
         wall_s = time.monotonic() - started
         report(alone, crowd, free_before, _available_mb(), wall_s)
+        keep = args.keep or any(one.failure for one in [alone, *crowd])
     finally:
         demo.stop(hub)
-        recipe.clean(plan.folder)
+        if keep:
+            print(f"the hub's folder is kept: {plan.folder}; its log (the hub's, the proxy's, "
+                  f"every server's and kernel's): {plan.state / demo.HUB_LOG}; `agentlab hub "
+                  f"demo --clean {plan.folder}` removes it and its users")
+        else:
+            recipe.clean(plan.folder)
     return 0
 
 

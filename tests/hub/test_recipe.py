@@ -157,6 +157,36 @@ def test_the_culler_is_a_hub_service_looking_often_enough_for_its_idle_time(tmp_
     assert configured(tmp_path, monkeypatch).JupyterHub.last_activity_interval == 300
 
 
+def test_a_servers_kernel_starts_though_another_process_took_the_port_it_was_given(
+        tmp_path, monkeypatch):
+    """As in bench_hub's class of 40: the port a server found free for its kernel was bound
+    by another process before the kernel could bind it."""
+    import socket
+
+    from jupyter_client.localinterfaces import localhost
+    from jupyter_client.manager import KernelManager
+    from jupyter_client.provisioning.local_provisioner import LocalPortCache
+    from traitlets.config.loader import KVArgParseConfigLoader
+
+    server_args = configured(tmp_path, monkeypatch).Spawner.args
+    taken = socket.socket()
+    taken.bind((localhost(), 0))
+    taken.listen()
+    monkeypatch.setattr(LocalPortCache, "find_available_port",
+                        lambda cache, ip: taken.getsockname()[1])
+    kernel = KernelManager(config=KVArgParseConfigLoader(server_args).load_config(),
+                           connection_file=str(tmp_path / "kernel.json"))
+    kernel.start_kernel()
+    try:
+        client = kernel.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)  # raises where the kernel died instead
+        client.stop_channels()
+    finally:
+        kernel.shutdown_kernel(now=True)
+        taken.close()
+
+
 def test_a_students_kernel_loads_the_memory_share_it_keeps_to(tmp_path):
     argv = recipe.student_kernel(plan(tmp_path))["argv"]
     assert argv[-1] == "--IPKernelApp.extensions=agentlab_magics.hub.kernel_memory"

@@ -55,7 +55,14 @@ c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
+# A kernel talks to its server over Unix sockets in its user's runtime folder, not TCP ports:
+# a server picks a kernel's five ports free and lets them go for the kernel to bind, and with
+# a class's kernels, servers and connections all taking ports meanwhile, another process may
+# bind one first; the kernel then dies at each restart too (the ports are kept across them).
+# A socket's path is the user's home and 79 characters, within a Unix socket's 107: homes of
+# up to 28 characters (/home/ and a name of up to 22).
 c.Spawner.args = [
+    "--KernelManager.transport=ipc",
     "--LabApp.news_url=None",
     "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     "--LabApp.extension_manager=readonly",
