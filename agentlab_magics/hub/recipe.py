@@ -35,6 +35,9 @@ from agentlab_magics.hub.plan import PLAN, HubPlan
 from agentlab_magics.problems import UsageProblem
 
 PROXY = "configurable-http-proxy"
+# A kernel's Unix socket is its user's home and 79 characters (the runtime folder, the kernel's
+# id); a socket's path holds 107 (jupyterhub_config.py sets the transport).
+HOME_ROOM = 107 - 79
 # install lines that work as written, in a checkout of the course's repository
 INSTALL_HUB = "pip install '.[hub]' in a checkout of the course's repository"
 SHARED_ENV = "/usr/bin/python3 -m venv /opt/agentlab-hub && /opt/agentlab-hub/bin/pip install " \
@@ -70,7 +73,20 @@ def problems(plan: HubPlan) -> list[str]:
         found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
                      "installed here: pass the folder that holds it with --instructor-package "
                      "(the course repository's instructor/ folder will do).")
+    long = [user for user in plan.users if len(str(_home(user))) > HOME_ROOM]
+    if long:
+        found.append(f"A kernel reaches its server through a socket under its user's home, "
+                     f"whose path may be at most {HOME_ROOM} characters; the home of "
+                     f"{', '.join(long)} is longer: choose shorter user names.")
     return found
+
+
+def _home(user: str) -> Path:
+    """`user`'s home: the one it has, or the one useradd gives a new user."""
+    try:
+        return Path(pwd.getpwnam(user).pw_dir)
+    except KeyError:
+        return Path("/home") / user
 
 
 def prepare(plan: HubPlan) -> HubPlan:

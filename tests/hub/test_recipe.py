@@ -37,6 +37,15 @@ def test_each_missing_piece_is_a_sentence_that_says_what_to_do(tmp_path, monkeyp
     assert "/usr/bin/python3 -m venv /opt/agentlab-hub" in found[3]
 
 
+def test_a_home_too_long_for_a_kernels_socket_is_a_sentence_that_names_its_user(tmp_path):
+    long = "b" * (recipe.HOME_ROOM - len("/home/") + 1)
+    short = "a" * (recipe.HOME_ROOM - len("/home/"))
+    found = recipe.problems(plan(tmp_path, instructor_package=tmp_path, students=[short, long]))
+    (sentence,) = [line for line in found if "socket" in line]
+    assert f"the home of {long} is longer: choose shorter user names." in sentence
+    assert short not in sentence
+
+
 def test_the_instructor_package_is_found_where_given_or_where_python_finds_it(tmp_path):
     assert recipe._instructor_package(plan(tmp_path, instructor_package=REPO / "instructor")) \
         == (REPO / "instructor").resolve()

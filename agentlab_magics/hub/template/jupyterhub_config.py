@@ -60,7 +60,7 @@ c.Spawner.http_timeout = 120
 # a class's kernels, servers and connections all taking ports meanwhile, another process may
 # bind one first; the kernel then dies at each restart too (the ports are kept across them).
 # A socket's path is the user's home and 79 characters, within a Unix socket's 107: homes of
-# up to 28 characters (/home/ and a name of up to 22).
+# up to 28 characters (/home/ and a name of up to 22; recipe.problems says so before a start).
 c.Spawner.args = [
     "--KernelManager.transport=ipc",
     "--LabApp.news_url=None",
