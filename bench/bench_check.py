@@ -37,6 +37,7 @@ from typing import Any
 
 from agentlab_magics.checking import run
 from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.runner import Recorder, lab_tests
 from agentlab_magics.checking.spares import local_spares
 from agentlab_magics.checking.student import NotWrittenYet, load
@@ -134,10 +135,18 @@ def crossings(lab) -> int:
     return counted[0]
 
 
-def round_trips(repeats: int = 2000) -> tuple[float, float]:
+def round_trips(repeats: int = 2000, one_cpu: bool = True) -> tuple[float, float]:
     """Microseconds of one crossing's round trip: the judge calling a student function that
-    returns at once, and the student's code calling a judge object that returns at once."""
+    returns at once, and the student's code calling a judge object that returns at once; with
+    `one_cpu`, the two held on one CPU as a check holds them."""
+    with judge_here() if one_cpu else contextlib.nullcontext():
+        return _round_trips(repeats, one_cpu)
+
+
+def _round_trips(repeats: int, one_cpu: bool) -> tuple[float, float]:
     process = StudentProcess.local()
+    if one_cpu:
+        join(process.pid)
     try:
         process.load(ECHO, "<bench>", "bench", ["nothing", "ask"], [], 10.0)
         process.begin(600.0)
@@ -175,8 +184,10 @@ def main(repeats: int = 15) -> None:
         print(f"{lab.id:18} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
               f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x {crossings(lab):10}")
     call, back = round_trips()
+    apart = round_trips(one_cpu=False)
     print(f"one crossing's round trip: {call:.0f} us judge -> student, {back:.0f} us "
-          "student -> judge")
+          f"student -> judge (on one CPU, as a check holds them; on two: {apart[0]:.0f} us and "
+          f"{apart[1]:.0f} us)")
     print(f"the slowest lab is {slowest:.1f}x faster than ipytest; goal: at least 2x on every "
           "lab (aim 5x), with the process boundary in place")
 

@@ -48,6 +48,7 @@ from agentlab_magics.checking.judge import (
     crossing_of,
 )
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
+from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.parting import parting, reference_run
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.student import (
@@ -272,6 +273,12 @@ class Trial:
         """The line the first test that ran out of time was on, once one has."""
 
     def report(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:
+        """Every test's outcome, the judge's thread kept on one CPU with the student process
+        meanwhile (`one_cpu`: they take turns, and a turn passed on one CPU is cheap)."""
+        with judge_here():
+            return self._tests(on_outcome)
+
+    def _tests(self, on_outcome: Callable[[TestOutcome], None] | None) -> CheckReport:
         outcomes: list[TestOutcome] = []
         process: StudentProcess | None = None
         try:
@@ -298,6 +305,7 @@ class Trial:
         try:
             process = self.launch() if isinstance(self.code, Source) else StudentProcess.forked(
                 self.code, getattr(self.code, "__file__", "") or "")
+            join(process.speaker)
         except Stopped as exc:
             return (f"The checker could not start the process that runs your code "
                     f"({exc.args[0] if exc.args else 'it ended'}); try again.")

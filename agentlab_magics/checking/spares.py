@@ -25,6 +25,9 @@ class Spares:
     def __init__(self, launch: Callable[[], StudentProcess], eager: bool = False) -> None:
         self.launch, self.eager = launch, eager
         self.starter = ThreadPoolExecutor(1, thread_name_prefix="agentlab-student")
+        # its thread starts now, outside any check: one started by a check's judge would keep
+        # the one CPU the check holds it on (`one_cpu`), and so would what it starts
+        self.starter.submit(lambda: None).result()
         self.made: list[Future] = []
 
     def take(self) -> StudentProcess:
