@@ -67,6 +67,7 @@ class HubPlan(BaseModel):
         return self.folder / "lab-settings"
 
     def home(self, user: str) -> Path:
+        """`user`'s home on this machine (KeyError for a user it does not have)."""
         return Path(pwd.getpwnam(user).pw_dir)
 
     @property

@@ -73,7 +73,7 @@ def problems(plan: HubPlan) -> list[str]:
         found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
                      "installed here: pass the folder that holds it with --instructor-package "
                      "(the course repository's instructor/ folder will do).")
-    long = [user for user in plan.users if len(str(_home(user))) > HOME_ROOM]
+    long = [user for user in plan.users if len(str(_home(plan, user))) > HOME_ROOM]
     if long:
         found.append(f"A kernel reaches its server through a socket under its user's home, "
                      f"whose path may be at most {HOME_ROOM} characters; the home of "
@@ -81,10 +81,10 @@ def problems(plan: HubPlan) -> list[str]:
     return found
 
 
-def _home(user: str) -> Path:
+def _home(plan: HubPlan, user: str) -> Path:
     """`user`'s home: the one it has, or the one useradd gives a new user."""
     try:
-        return Path(pwd.getpwnam(user).pw_dir)
+        return plan.home(user)
     except KeyError:
         return Path("/home") / user
 
