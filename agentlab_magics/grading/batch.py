@@ -91,13 +91,16 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     return summary
 
 
-# What the plan weighs, measured with bench/bench_autograde.py parallel on 2 cores: the wall
-# seconds a local cluster's start and stop add; the wall and CPU seconds one submission takes
-# graded in this process (its kernel and its scoring run side by side); and the CPU it costs
-# on a cluster against that (Dask's traffic, the worker's scratch course).
-CLUSTER_SECONDS = 3.0
-SUBMISSION_SECONDS, SUBMISSION_CPU = 0.7, 1.0
-CLUSTER_CPU = 1.3
+# What the plan weighs, measured with bench/bench_autograde.py parallel on 2 cores (quiet, two
+# runs: the cluster graded K=24 1.06x and 1.09x as fast as this process, K=8 0.85x and 0.86x):
+# the wall seconds a local cluster's start and stop add; the wall seconds one submission takes
+# graded in this process; the wall seconds it takes on a worker while every core has one
+# (they slow each other: kernels, sandboxes and Dask share the cores); the CPU seconds it takes
+# on a cluster.
+CLUSTER_SECONDS = 3.3
+SUBMISSION_SECONDS = 0.8
+WORKER_SECONDS = 1.2
+SUBMISSION_CPU = 0.5
 
 
 def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, str]:
@@ -113,8 +116,7 @@ def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, s
     cores = len(os.sched_getaffinity(0))
     chosen = max(min(count, cores), 1)
     here = count * SUBMISSION_SECONDS
-    there = CLUSTER_SECONDS + count * max(SUBMISSION_CPU * CLUSTER_CPU / cores,
-                                          SUBMISSION_SECONDS / chosen)
+    there = CLUSTER_SECONDS + count * max(SUBMISSION_CPU / cores, WORKER_SECONDS / chosen)
     said = f"{count} to grade, {cores} core{'s' * (cores != 1)}"
     if here <= there:
         return 0, (f"no cluster: this process graded one submission after another ({said}: "
@@ -293,6 +295,15 @@ def _client(workers: int, scheduler: str | None) -> Iterator:
 
 # What each worker imports as it starts, so its first submission does not wait for nbgrader.
 WARM = "agentlab_magics.grading.warm"
+# A local cluster's settings: one submission a worker at a time, and none of the sampling
+# that serves Dask's dashboard, which nobody watches here (its profiler looks at every thread
+# every 10 ms, its monitors every 20-500 ms): an idle two-worker cluster spent 0.11 CPU
+# seconds a second with Dask's defaults, 0.017 with these.
+LOCAL_CLUSTER = {"distributed.scheduler.worker-saturation": 1.0,
+                 "distributed.worker.profile.enabled": False,
+                 "distributed.admin.tick.interval": "500ms",
+                 "distributed.admin.system-monitor.interval": "2s",
+                 "distributed.worker.memory.monitor-interval": "1s"}
 
 
 @contextmanager
@@ -305,7 +316,7 @@ def local_cluster(workers: int | None = None) -> Iterator:
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}), \
+    with dask.config.set(LOCAL_CLUSTER), \
             LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
                          processes=True, dashboard_address="127.0.0.1:0",
                          preload=[WARM], silence_logs=logging.ERROR) as cluster:
