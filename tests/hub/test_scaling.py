@@ -134,3 +134,14 @@ def test_state_lives_in_postgresql_which_the_instructor_reaches_and_idle_pods_st
     to_postgres = EGRESS["spec"]["egress"][1]
     assert to_postgres["ports"] == [{"port": 5432, "protocol": "TCP"}]
     assert VALUES["cull"] == {"enabled": True, "timeout": defaults.CULL_AFTER_S, "every": 600}
+
+
+def test_no_page_opens_the_grading_scheduler_to_every_user_pod():
+    """A rule under z2jh's singleuser.networkPolicy is every user pod's, students' too; the
+    scheduler is opened to the instructor's pod alone (network.yaml)."""
+    for page in ("instructors.md", "scaling.md"):
+        text = (DOC.parent / page).read_text(encoding="utf-8")
+        for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+            made = yaml.safe_load(block)
+            single = made.get("singleuser", {}) if isinstance(made, dict) else {}
+            assert "networkPolicy" not in single, page
