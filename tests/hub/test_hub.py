@@ -38,10 +38,10 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import quote, urlparse
 
 import pytest
@@ -68,7 +68,8 @@ WAIT_MS = 120_000  # a server's first start, a whole notebook run, an autograde
 VIEWPORT = {"width": 1400, "height": 1000}
 ASSIGNMENT = "lesson1"
 FORGETFUL = "model.complete(system, [messages[-1]], [])"  # sends only the new message
-REMEMBERS = "The model remembers nothing, so the second question is sent with the first one before it."
+REMEMBERS = ("The model remembers nothing, so the second question is sent with the first one "
+             "before it.")
 
 
 def _missing() -> str | None:
@@ -418,7 +419,7 @@ def test_a_student_cannot_reach_another_students_work(hub, browser, screenshots)
     printed.scroll_into_view_if_needed()
     shoot(page, screenshots, "8-student-refused")
     found = json.loads(re.search(r"PROBE (\{.*\})", printed.inner_text()).group(1))
-    assert found == {name: "refused" for name in paths}, found
+    assert found == dict.fromkeys(paths, "refused"), found
 
 
 def _descendants(root: int) -> set[int]:
