@@ -5,6 +5,7 @@ A server with neither limit set runs as LocalProcessSpawner runs it."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from jupyterhub.spawner import LocalProcessSpawner
@@ -48,19 +49,21 @@ class BoundedSpawner(LocalProcessSpawner):
 
     async def stop(self, now=False):
         await super().stop(now=now)
-        self._gone()
+        await self._gone()
 
     async def poll(self):
         status = await super().poll()
         if status is not None:  # it ended by itself: the hub may never call stop
-            self._gone()
+            await self._gone()
         return status
 
-    def _gone(self) -> None:
-        """The server has ended: its port is free, and its cgroup goes with what it left."""
+    async def _gone(self) -> None:
+        """The server has ended: its port is free, and its cgroup goes with what it left, on a
+        thread (emptying it waits for its last processes to go, up to seconds, and the hub's
+        event loop serves every other user meanwhile)."""
         BoundedSpawner.ports.discard(self.port)
         if self._holds() == "cgroup":
-            ServerGroup(self.user.name).remove()
+            await asyncio.to_thread(ServerGroup(self.user.name).remove)
 
     # The ports of this hub's servers, from their start to their stop. random_port alone may
     # give two servers that start at once the same port (it is free until one binds it); the

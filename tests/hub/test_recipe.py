@@ -285,6 +285,36 @@ def test_a_server_that_ended_by_itself_leaves_neither_its_cgroup_nor_its_port(mo
     assert removed == ["ada"] and spawner.BoundedSpawner.ports == set()
 
 
+def test_the_hub_serves_others_while_a_stopped_servers_cgroup_empties(monkeypatch):
+    """Emptying a cgroup waits for its last processes; the hub's event loop does not."""
+    import asyncio
+    import time
+    from types import SimpleNamespace
+
+    from agentlab_magics.hub import spawner
+
+    monkeypatch.setattr(spawner.ServerGroup, "remove", lambda group: time.sleep(0.5))
+    monkeypatch.setattr(spawner.BoundedSpawner, "ports", {5000})
+    ended = spawner.BoundedSpawner(mechanism="cgroup", mem_limit=1 << 30, port=5000,
+                                   user=SimpleNamespace(name="ada"))
+
+    async def meanwhile() -> int:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticking = asyncio.create_task(tick())
+        await ended.poll()
+        ticking.cancel()
+        return ticks
+
+    assert asyncio.run(meanwhile()) >= 10  # about 50 while the removal slept 0.5 s
+
+
 def test_the_hub_may_be_interrupted_where_the_demo_was_started_with_ctrl_c_ignored():
     import signal
     import subprocess
