@@ -103,6 +103,11 @@ WORKER_SECONDS = 1.2
 SUBMISSION_CPU = 0.5
 
 
+def cores() -> int:
+    """The CPUs this process may run on: what a plan, and a local cluster's size, count."""
+    return len(os.sched_getaffinity(0))
+
+
 def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, str]:
     """The worker processes of the local cluster that grades `count` submissions (none: this
     process grades them one after another), and how the summary names where they were graded:
@@ -113,11 +118,11 @@ def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, s
         return 0, scheduler
     if workers:
         return workers, f"LocalCluster, {workers} workers (as asked)"
-    cores = len(os.sched_getaffinity(0))
-    chosen = max(min(count, cores), 1)
+    cpus = cores()
+    chosen = max(min(count, cpus), 1)
     here = count * SUBMISSION_SECONDS
-    there = CLUSTER_SECONDS + count * max(SUBMISSION_CPU / cores, WORKER_SECONDS / chosen)
-    said = f"{count} to grade, {cores} core{'s' * (cores != 1)}"
+    there = CLUSTER_SECONDS + count * max(SUBMISSION_CPU / cpus, WORKER_SECONDS / chosen)
+    said = f"{count} to grade, {cpus} core{'s' * (cpus != 1)}"
     if here <= there:
         return 0, (f"no cluster: this process graded one submission after another ({said}: "
                    "a local cluster's start-up would cost more than it saves)")
@@ -307,17 +312,17 @@ LOCAL_CLUSTER = {"distributed.scheduler.worker-saturation": 1.0,
 
 
 @contextmanager
-def local_cluster(workers: int | None = None) -> Iterator:
-    """A Dask cluster on this machine: `workers` single-threaded worker processes (default:
-    one per core), each given one task at a time, so the progress bar's "running" is what
-    runs and no submission waits behind another on a busy worker."""
+def local_cluster(workers: int) -> Iterator:
+    """A Dask cluster on this machine: `workers` single-threaded worker processes, each given
+    one task at a time, so the progress bar's "running" is what runs and no submission waits
+    behind another on a busy worker."""
     import logging
 
     import dask
     from distributed import LocalCluster
 
     with dask.config.set(LOCAL_CLUSTER), \
-            LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1,
+            LocalCluster(n_workers=workers, threads_per_worker=1,
                          processes=True, dashboard_address="127.0.0.1:0",
                          preload=[WARM], silence_logs=logging.ERROR) as cluster:
         yield cluster

@@ -25,7 +25,6 @@ the progress store (which %%check writes while autograding) are in the work fold
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +33,7 @@ from pathlib import Path
 import nbformat
 from pydantic import BaseModel
 
-from agentlab_magics.grading.batch import autograde_course, local_cluster, log_folder
+from agentlab_magics.grading.batch import autograde_course, cores, local_cluster, log_folder
 from agentlab_magics.problems import UsageProblem
 from agentlab_magics.term.course_folder import CONFIG, in_course_order
 from agentlab_magics.term.grade_table import GradeTable, read_grades
@@ -61,7 +60,7 @@ GRADERS_CAP = 8
 
 def graders() -> int:
     """How many submissions the demo grades at once: twice the cores, at most GRADERS_CAP."""
-    return min(2 * (os.cpu_count() or 1), GRADERS_CAP)
+    return min(2 * cores(), GRADERS_CAP)
 
 
 class CourseProblem(UsageProblem):
