@@ -23,12 +23,14 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "scaling.md"
 EXCHANGE = "/srv/nbgrader/exchange"
 
 
+def _yaml(page: Path) -> list[str]:
+    """The texts of a page's YAML blocks."""
+    return re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
 def _blocks() -> dict:
     """The page's YAML blocks, by the file name their first line gives."""
-    found = {}
-    for text in re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S):
-        found[text.split(":", 1)[0].lstrip("# ")] = yaml.safe_load(text)
-    return found
+    return {text.split(":", 1)[0].lstrip("# "): yaml.safe_load(text) for text in _yaml(DOC)}
 
 
 BLOCKS = _blocks()
@@ -140,8 +142,7 @@ def test_no_page_opens_the_grading_scheduler_to_every_user_pod():
     """A rule under z2jh's singleuser.networkPolicy is every user pod's, students' too; the
     scheduler is opened to the instructor's pod alone (network.yaml)."""
     for page in ("instructors.md", "scaling.md"):
-        text = (DOC.parent / page).read_text(encoding="utf-8")
-        for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+        for block in _yaml(DOC.parent / page):
             made = yaml.safe_load(block)
             single = made.get("singleuser", {}) if isinstance(made, dict) else {}
             assert "networkPolicy" not in single, page
