@@ -31,25 +31,27 @@ def current_cpu() -> int | None:
 def judge_here() -> Iterator[None]:
     """Hold the calling thread on its current CPU while the block runs (when it may run on
     more than one); its own CPU set again after."""
-    try:
-        allowed = os.sched_getaffinity(0)
-    except (AttributeError, OSError):
-        yield
-        return
-    cpu = current_cpu()
-    if cpu is None or cpu not in allowed or len(allowed) < 2:
-        yield
-        return
-    try:
-        os.sched_setaffinity(0, {cpu})
-    except OSError:
-        yield
-        return
+    allowed = _hold()
     try:
         yield
     finally:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, allowed)
+        if allowed is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, allowed)
+
+
+def _hold() -> set[int] | None:
+    """Hold the calling thread on its current CPU; the CPU set it had, or None when it was not
+    held (it may use one CPU only, or the calls are missing or refused)."""
+    try:
+        allowed = os.sched_getaffinity(0)
+        cpu = current_cpu()
+        if cpu is None or cpu not in allowed or len(allowed) < 2:
+            return None
+        os.sched_setaffinity(0, {cpu})
+    except (AttributeError, OSError):
+        return None
+    return allowed
 
 
 def join(pid: int | None) -> None:
