@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -91,14 +92,15 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     return summary
 
 
-# What the plan weighs, measured with bench/bench_autograde.py parallel on 2 cores (quiet, two
-# runs: the cluster graded K=24 1.06x and 1.09x as fast as this process, K=8 0.85x and 0.86x):
-# the wall seconds a local cluster's start and stop add; the wall seconds one submission takes
-# graded in this process; the wall seconds it takes on a worker while every core has one
-# (they slow each other: kernels, sandboxes and Dask share the cores); the CPU seconds it takes
-# on a cluster.
-CLUSTER_SECONDS = 3.3
-SUBMISSION_SECONDS = 0.8
+# What the plan weighs, measured with bench/bench_autograde.py parallel and K=3 and 8 on 2
+# cores (quiet, two runs each, workers forked: FORKED_WORKERS): the wall seconds a local
+# cluster's start and stop add (where workers are spawned instead, each imports everything
+# again); the wall seconds one submission takes graded in this process; the wall seconds it
+# takes on a worker while every core has one (they slow each other: kernels, sandboxes and
+# Dask share the cores); the CPU seconds it takes on a cluster.
+FORKS = sys.platform.startswith("linux")
+CLUSTER_SECONDS = 0.7 if FORKS else 3.3
+SUBMISSION_SECONDS = 0.75
 WORKER_SECONDS = 1.2
 SUBMISSION_CPU = 0.5
 
@@ -309,6 +311,11 @@ LOCAL_CLUSTER = {"distributed.scheduler.worker-saturation": 1.0,
                  "distributed.admin.tick.interval": "500ms",
                  "distributed.admin.system-monitor.interval": "2s",
                  "distributed.worker.memory.monitor-interval": "1s"}
+# Where fork is the system's own way to start a process (Linux), workers are forked from this
+# process once it holds WARM, instead of spawned to import it all again: a two-worker cluster
+# started in 0.2 s and 0.2 CPU seconds, against 2.2 s and 5.1 spawned (bench_autograde). The
+# fork is Dask's own option; the process it forks holds only Dask's threads and this one.
+FORKED_WORKERS = {"distributed.worker.multiprocessing-method": "fork"}
 
 
 @contextmanager
@@ -316,12 +323,17 @@ def local_cluster(workers: int) -> Iterator:
     """A Dask cluster on this machine: `workers` single-threaded worker processes, each given
     one task at a time, so the progress bar's "running" is what runs and no submission waits
     behind another on a busy worker."""
+    import importlib
     import logging
 
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set(LOCAL_CLUSTER), \
+    settings = dict(LOCAL_CLUSTER)
+    if FORKS:
+        importlib.import_module(WARM)
+        settings.update(FORKED_WORKERS)
+    with dask.config.set(settings), \
             LocalCluster(n_workers=workers, threads_per_worker=1,
                          processes=True, dashboard_address="127.0.0.1:0",
                          preload=[WARM], silence_logs=logging.ERROR) as cluster:

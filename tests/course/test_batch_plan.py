@@ -21,11 +21,11 @@ def test_one_submission_is_graded_in_this_process_and_the_summary_says_why():
 
 
 def test_a_class_on_two_cores_is_graded_in_this_process_until_a_cluster_pays():
-    """bench_autograde on 2 cores: a cluster graded 8 submissions slower than this process,
-    24 faster."""
+    """Measured on 2 cores with workers forked: a cluster graded 3 submissions no sooner than
+    this process (4.2 s against 4.1-4.4 s), 8 sooner (6.7 s against 7.9-8.1 s)."""
     with _on(2):
-        assert plan(8, None, None)[0] == plan(15, None, None)[0] == 0
-        assert plan(24, None, None)[0] == 2
+        assert plan(3, None, None)[0] == plan(4, None, None)[0] == 0
+        assert plan(5, None, None)[0] == plan(8, None, None)[0] == plan(24, None, None)[0] == 2
         workers, said = plan(500, None, None)
     assert workers == 2 and said == ("LocalCluster, 2 workers (one a submission, up to one a "
                                      "core: 500 to grade, 2 cores)")

@@ -186,11 +186,11 @@ def test_a_regrade_keeps_a_graders_manual_score_and_flags_the_cell_as_nbgrader_d
         assert grade.auto_score is not None
 
 
-def _two_cores_and_ctrl_c() -> None:
-    """In the command's process: at most two cores, so its plan for six submissions is this
-    process (batch.plan); and Ctrl-C as a terminal gives it, even where these tests were started
+def _one_core_and_ctrl_c() -> None:
+    """In the command's process: one core, so its plan for any class is this process
+    (batch.plan); and Ctrl-C as a terminal gives it, even where these tests were started
     with it ignored (a background job of a script), which the command would inherit."""
-    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -202,7 +202,7 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole_and_the_cluster_grades_th
                "--course", str(course)]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            env={**os.environ, **_nbgrader(course.parent).env},
-                           preexec_fn=_two_cores_and_ctrl_c)
+                           preexec_fn=_one_core_and_ctrl_c)
     deadline = time.monotonic() + 240
     while not state.exists() and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)
