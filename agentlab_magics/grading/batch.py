@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -333,10 +333,13 @@ def local_cluster(workers: int) -> Iterator:
     if FORKS:
         importlib.import_module(WARM)
         settings.update(FORKED_WORKERS)
-    with dask.config.set(settings), \
-            LocalCluster(n_workers=workers, threads_per_worker=1,
-                         processes=True, dashboard_address="127.0.0.1:0",
-                         preload=[WARM], silence_logs=logging.ERROR) as cluster:
+    with dask.config.set(settings), ExitStack() as stack:
+        # Forked meanwhile, the workers keep the handler that only notes Ctrl-C: it is this
+        # process's to act on (it cancels the batch), and no worker prints a traceback.
+        with _uninterrupted():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                dashboard_address="127.0.0.1:0", preload=[WARM], silence_logs=logging.ERROR))
         yield cluster
 
 

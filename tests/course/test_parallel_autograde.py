@@ -186,30 +186,42 @@ def test_a_regrade_keeps_a_graders_manual_score_and_flags_the_cell_as_nbgrader_d
         assert grade.auto_score is not None
 
 
-def _one_core_and_ctrl_c() -> None:
-    """In the command's process: one core, so its plan for any class is this process
-    (batch.plan); and Ctrl-C as a terminal gives it, even where these tests were started
-    with it ignored (a background job of a script), which the command would inherit."""
-    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+def _ctrl_c_as_a_terminal_gives_it() -> None:
+    """In the command's process: Ctrl-C as a terminal gives it, even where these tests were
+    started with it ignored (a background job of a script), which the command would inherit."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _one_core_and_ctrl_c() -> None:
+    """In the command's process: one core, so its plan for any class is this process
+    (batch.plan); and Ctrl-C as a terminal gives it."""
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
+    _ctrl_c_as_a_terminal_gives_it()
+
+
+@pytest.mark.parametrize("options, plan, before", [
+    ((), "no cluster: this process graded", _one_core_and_ctrl_c),
+    (("--workers", "2"), "on LocalCluster, 2 workers (as asked)", _ctrl_c_as_a_terminal_gives_it),
+], ids=["in-process", "cluster"])
 def test_ctrl_c_stops_it_and_the_gradebook_stays_whole_and_the_cluster_grades_the_rest(
-        made, stock, tmp_path):
+        options, plan, before, made, stock, tmp_path):
+    """Ctrl-C reaches the command's whole process group, as a terminal sends it: every
+    process of the batch gets it, and only the command acts on it (no worker's traceback)."""
     course = _copy(made, tmp_path)
     state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
     command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
-               "--course", str(course)]
+               "--course", str(course), *options]
     run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            env={**os.environ, **_nbgrader(course.parent).env},
-                           preexec_fn=_one_core_and_ctrl_c)
+                           preexec_fn=before, process_group=0)
     deadline = time.monotonic() + 240
     while not state.exists() and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)
-    run.send_signal(signal.SIGINT)
+    os.killpg(run.pid, signal.SIGINT)
     out = run.communicate(timeout=120)[0]
     assert run.returncode == 130, out
-    assert "Stopped." in out and "no cluster: this process graded" in out
+    assert "Stopped." in out and plan in out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
     assert "--existing" not in out  # no kernel writes to the grader's terminal (its banner)
     merged = json.loads(state.read_text())
     records = _summary(course)
