@@ -234,6 +234,42 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole_and_the_cluster_grades_th
     assert _cells(course) == expected
 
 
+def test_a_worker_killed_mid_run_is_started_again_and_every_submission_counts_once(
+        made, stock, tmp_path):
+    """A local worker killed while the batch runs (its kernel's memory, an operator's kill):
+    Dask's nanny forks a new one from the command's process, which is mid-batch by then, and
+    every submission is graded and merged once, as nbgrader's own autograde scores it."""
+    course = _copy(made, tmp_path)
+    state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
+    command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
+               "--course", str(course), "--workers", "2"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env={**os.environ, **_nbgrader(course.parent).env})
+    deadline = time.monotonic() + 240
+    while not state.exists() and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.2)
+    workers = _workers(run.pid)
+    assert len(workers) == 2, workers
+    os.kill(workers[0], signal.SIGKILL)
+    started_again = set()
+    while not started_again and time.monotonic() < deadline and run.poll() is None:
+        started_again = set(_workers(run.pid)) - set(workers)
+        time.sleep(0.05)
+    out = run.communicate(timeout=300)[0]
+    assert started_again, out
+    assert run.returncode == 0, out
+    assert {s for s, r in _summary(course).items() if r["status"] == "graded"} == set(STUDENTS)
+    assert _cells(course) == _cells(stock)
+
+
+def _workers(command: int) -> list[int]:
+    """The worker processes of the batch whose process is `command`: its children forked
+    from it (so their command line is its own)."""
+    children = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(command)],
+                              capture_output=True, text=True, check=False).stdout.splitlines()
+    return [int(line.split()[0]) for line in children if "autograde" in line]
+
+
 def test_a_refused_submission_fails_with_its_sentence_and_the_rest_is_graded(made, tmp_path):
     course = _copy(made, tmp_path)
     (course / "submitted" / "wrong1" / ASSIGNMENT / "notes.txt").symlink_to("/etc/passwd")
