@@ -20,6 +20,7 @@ import sys
 import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -186,6 +187,25 @@ def test_a_regrade_keeps_a_graders_manual_score_and_flags_the_cell_as_nbgrader_d
         assert grade.auto_score is not None
 
 
+def _fingerprints(course: Path) -> Path:
+    """Where the batch notes what it merged (written at its first merge)."""
+    return course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
+
+
+def _merging(course: Path, *options: str, **popen: Any) -> subprocess.Popen:
+    """`agentlab course autograde` of the course as a command of its own (`popen`: how it is
+    started), once it has merged its first submission."""
+    command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
+               "--course", str(course), *options]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env={**os.environ, **_nbgrader(course.parent).env}, **popen)
+    deadline = time.monotonic() + 240
+    while not _fingerprints(course).exists() and time.monotonic() < deadline \
+            and run.poll() is None:
+        time.sleep(0.2)
+    return run
+
+
 def _ctrl_c_as_a_terminal_gives_it() -> None:
     """In the command's process: Ctrl-C as a terminal gives it, even where these tests were
     started with it ignored (a background job of a script), which the command would inherit."""
@@ -208,15 +228,8 @@ def test_ctrl_c_stops_it_and_the_gradebook_stays_whole_and_the_cluster_grades_th
     """Ctrl-C reaches the command's whole process group, as a terminal sends it: every
     process of the batch gets it, and only the command acts on it (no worker's traceback)."""
     course = _copy(made, tmp_path)
-    state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
-    command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
-               "--course", str(course), *options]
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env={**os.environ, **_nbgrader(course.parent).env},
-                           preexec_fn=before, process_group=0)
-    deadline = time.monotonic() + 240
-    while not state.exists() and time.monotonic() < deadline and run.poll() is None:
-        time.sleep(0.2)
+    state = _fingerprints(course)
+    run = _merging(course, *options, preexec_fn=before, process_group=0)
     os.killpg(run.pid, signal.SIGINT)
     out = run.communicate(timeout=120)[0]
     assert run.returncode == 130, out
@@ -240,18 +253,12 @@ def test_a_worker_killed_mid_run_is_started_again_and_every_submission_counts_on
     Dask's nanny forks a new one from the command's process, which is mid-batch by then, and
     every submission is graded and merged once, as nbgrader's own autograde scores it."""
     course = _copy(made, tmp_path)
-    state = course / ".agentlab" / "autograde" / f"{ASSIGNMENT}.json"
-    command = [sys.executable, "-m", "agentlab_magics.cli", "course", "autograde", ASSIGNMENT,
-               "--course", str(course), "--workers", "2"]
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env={**os.environ, **_nbgrader(course.parent).env})
-    deadline = time.monotonic() + 240
-    while not state.exists() and time.monotonic() < deadline and run.poll() is None:
-        time.sleep(0.2)
+    run = _merging(course, "--workers", "2")
     workers = _workers(run.pid)
     assert len(workers) == 2, workers
     os.kill(workers[0], signal.SIGKILL)
     started_again = set()
+    deadline = time.monotonic() + 240
     while not started_again and time.monotonic() < deadline and run.poll() is None:
         started_again = set(_workers(run.pid)) - set(workers)
         time.sleep(0.05)
