@@ -322,10 +322,11 @@ class Outgoing(Outbound):
         self.process = process
         self.naming = False
 
-    def reference(self, container: list | dict, tree: Any) -> Any:
-        if not self.naming:
+    def container(self, value: Any, depth: int, path: set[int]) -> Any:
+        tree = self.contents(value, depth, path)
+        if not self.naming or type(value) is tuple:
             return tree
-        return {"$r": self.process.remember(container), "v": tree}
+        return {"$r": self.process.remember(value), "v": tree}
 
     def stranger(self, value: Any) -> Any:
         if isinstance(value, Remote):
@@ -355,7 +356,7 @@ class Incoming(Inbound):
     def tagged(self, tag: str, tree: dict) -> Any:
         process = self.process
         if tag == "$r":
-            return process.referred(tree["$r"], tree.get("v", _ABSENT))
+            return process.referred(tree["$r"], tree.get("v", _ABSENT), tree.get("keep", 0))
         if tag == "$h":
             return process.lent(tree["$h"])
         if tag == "$c":
@@ -395,6 +396,7 @@ class StudentProcess:
         self.pid, self.write_fd = pid, write_fd
         self.closers = [_once(close) for close in closers]
         os.set_blocking(write_fd, False)  # a student process that stops reading holds nothing
+        os.set_blocking(read_fd, False)  # an answer there already is read in one call
         self.reader = Reader(read_fd)
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.alive = True
@@ -424,6 +426,7 @@ class StudentProcess:
         self.foreigns: dict[int, Foreign] = {}
         self.scopes: list[Scope] = []  # per call running there, what it handed over
         self.coming: dict[int, Any] = {}  # what the message being read writes back, by ref
+        self.named = 0  # the references the message being read made
         self.printed: list[str] = []
         self.printed_size = self.printed_dropped = 0
         self.crossings = 0
@@ -534,11 +537,12 @@ class StudentProcess:
         try:
             self.outgoing.naming = True
             try:
-                message = protocol.call(target, [self.outgoing.encode(arg) for arg in args],
-                                        {str(key): self.outgoing.encode(item)
-                                         for key, item in kwargs.items()}, method)
+                encoded = ([self.outgoing.encode(arg) for arg in args],
+                           {str(key): self.outgoing.encode(item) for key, item in kwargs.items()})
             finally:
                 self.outgoing.naming = False
+            named_twice = len({id(container) for container in self.refs.values()}) < len(self.refs)
+            message = protocol.call(target, *encoded, method, whole=named_twice)
             return self.converse(message, expect=Value).v
         finally:
             for ref in self.scopes.pop().refs:
@@ -623,19 +627,24 @@ class StudentProcess:
         test's look (`on_message`) taken. Past the deadline: OutOfTime. What the message writes
         back into the test's lists and dicts is written only once it is valid, and kept only if
         every value of it, and every list and dict the running calls were handed, is still a
-        tree (`tree_shaped`); else the message is refused and nothing it wrote stays."""
+        tree (`tree_shaped`); else the message is refused and nothing it wrote stays. A message
+        that names no list or dict but one in each entry of its sync is not walked: the rest of
+        it is fresh from the frame, and what it writes is fresh too, or kept from the list it
+        is written into."""
         self.coming.clear()
+        self.named = 0
         try:
             raw = self._frame()
             said = FROM_STUDENT.validate_python(raw)
             self.synced(raw["sync"])
             written = self.write_back()
-            try:
-                tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
-                            + [root for scope in self.scopes for root in scope.roots])
-            except NotATree:
-                self.put_back(written)
-                raise
+            if self.named > len(raw["sync"]):
+                try:
+                    tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
+                                + [root for scope in self.scopes for root in scope.roots])
+                except NotATree:
+                    self.put_back(written)
+                    raise
         except FrameLate:
             raise self.broken(OutOfTime("time", self.last_line())) from None
         except PeerGone:
@@ -736,15 +745,25 @@ class StudentProcess:
         self.scopes[-1].refs.append(ref)
         return ref
 
-    def referred(self, ref: Any, contents: Any) -> Any:
+    def referred(self, ref: Any, contents: Any, keep: Any = 0) -> Any:
         """The list or dict `ref` names, to be given `contents` (`_ABSENT`: kept as it is) once
-        the message is read. Only one handed to a call still running may be named (the lists
-        of an earlier call are the test's alone), and given contents once a message."""
+        the message is read; a list may keep its first `keep` items and take `contents` after
+        them (the judge never changes what it handed over while the call runs, so what it
+        holds is what the student process last said). Only one handed to a call still running
+        may be named (the lists of an earlier call are the test's alone), and given contents
+        once a message."""
         container = self.refs[ref]
-        if contents is not _ABSENT:
-            if ref in self.coming or type(contents) is not type(container):
-                raise TypeError("a reference given contents twice, or of another kind")
-            self.coming[ref] = contents
+        self.named += 1
+        if contents is _ABSENT and not keep:
+            return container
+        if ref in self.coming or type(contents) is not type(container):
+            raise TypeError("a reference given contents twice, or of another kind")
+        if keep:
+            if type(keep) is not int or type(container) is not list \
+                    or not 0 < keep <= len(container):
+                raise TypeError("a list told to keep items it does not have")
+            contents = container[:keep] + contents
+        self.coming[ref] = contents
         return container
 
     def write_back(self) -> list[tuple[Any, Any]]:
@@ -768,6 +787,8 @@ class StudentProcess:
     def synced(self, sync: list) -> None:
         """Each list or dict a message synced must be one handed to a call still running
         (else KeyError)."""
+        if not sync:
+            return
         handed = {id(container) for container in self.refs.values()}
         if any(id(value) not in handed for value in sync):
             raise KeyError("sync")

@@ -110,10 +110,15 @@ def load(source: str, filename: str, module: str, names: list[str], path: list[s
             "names": names, "path": path}
 
 
-def call(target: Any, args: Any, kwargs: Any, method: str | None = None) -> dict:
+def call(target: Any, args: Any, kwargs: Any, method: str | None = None,
+         whole: bool = False) -> dict:
     """Call `target` (a name of the module, or a student object's tree), or its `method`,
-    with encoded args."""
-    return {"k": "call", "f": target, "a": args, "kw": kwargs, "m": method}
+    with encoded args; `whole` when one list or dict of the judge's is named twice among the
+    calls running (every sync then goes whole: each name's last sync decides)."""
+    message = {"k": "call", "f": target, "a": args, "kw": kwargs, "m": method}
+    if whole:
+        message["whole"] = True
+    return message
 
 
 def value(tree: Any) -> dict:

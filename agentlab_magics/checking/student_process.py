@@ -20,8 +20,11 @@ start, so what the code prints or writes to descriptors 0-2 never reaches the pi
                     time runs out), the line of the student's file the code is running
 Every message from here also carries "out" (what the code printed since the last one, cut)
 and "sync" (each list or dict the judge handed to a call still running, as it is now), so
-the judge's own lists follow what the code appends to them. An awaitable the code returns is
-run to its end here.
+the judge's own lists follow what the code appends to them: {"$r": ref} when the judge holds
+it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n items it holds as
+they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks "whole" (it named
+one list twice) has every sync whole while it runs. An awaitable the code returns is run to
+its end here.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentlab_magics.checking.student import course_imports
+from agentlab_magics.checking.unchanged import Prints
 from agentlab_magics.checking.wire import VERSION, Inbound, Outbound, Reader, type_name, write_frame
 from agentlab_magics.lab.caps import RECORD_CAP
 
@@ -84,9 +88,15 @@ class Call:
     """One call of the judge's that is running here: the lists and dicts it handed over, by
     the judge's reference, and those of its arguments to send back with every message."""
 
-    def __init__(self, arriving: list[tuple[int, Any]], arguments: list[Any]) -> None:
+    def __init__(self, arriving: list[tuple[int, Any]], arguments: list[Any],
+                 whole: bool = False) -> None:
         self.refs = {id(container): (ref, container) for ref, container in arriving}
         self.synced = [value for value in arguments if id(value) in self.refs]
+        self.whole = whole
+        """The judge named one of its lists or dicts twice (to this call or one running): every
+        sync goes whole while this call runs, as each name's last sync decides what it holds."""
+        self.printed = {self.refs[id(value)][0] for value in self.synced}
+        """The references of the synced ones: only theirs are printed (`unchanged`)."""
 
 
 class Handle:
@@ -143,16 +153,30 @@ class Outgoing(Outbound):
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.named: set[int] = set()  # the references given with their contents, this message
+        self.named: set[int] = set()  # the references named this message
+        self.strangers = 0  # values sent as strangers so far
 
-    def reference(self, container: list | dict, tree: Any) -> Any:
-        for call in reversed(self.server.calls):
-            found = call.refs.get(id(container))
-            if found is not None and found[1] is container:
-                if found[0] in self.named:  # its contents go once a message
-                    return {"$r": found[0]}
-                self.named.add(found[0])
-                return {"$r": found[0], "v": tree}
+    def container(self, value: Any, depth: int, path: set[int]) -> Any:
+        """A list or dict the judge handed over goes by its reference: alone when the judge
+        holds it as it is (or it was named already in this message), else with what the
+        judge lacks of it, the items after those it holds as they are (`unchanged`)."""
+        ref, printed = (self.server.reference(value) if type(value) is not tuple
+                        else (None, False))
+        if ref is None:
+            return self.contents(value, depth, path)
+        if ref in self.named:
+            return {"$r": ref}
+        self.named.add(ref)
+        if not printed or self.server.whole():  # inside another, or named twice
+            return {"$r": ref, "v": self.contents(value, depth, path)}
+        prints = self.server.prints
+        same, whole, items = prints.kept(ref, value)
+        if same < 0:
+            return {"$r": ref}
+        strangers = self.strangers
+        tree = ({"$r": ref, "keep": same, "v": self.contents(value[same:], depth, path)}
+                if same else {"$r": ref, "v": self.contents(value, depth, path)})
+        prints.hold(ref, value, whole if self.strangers == strangers else None, items)
         return tree
 
     def stranger(self, value: Any) -> Any:
@@ -160,6 +184,7 @@ class Outgoing(Outbound):
 
         if isinstance(value, Handle):
             return {"$h": object.__getattribute__(value, "_ident")}
+        self.strangers += 1
         described = parts(value)
         if described is not None:
             name, arguments = described
@@ -179,6 +204,11 @@ class Outgoing(Outbound):
         return {tag: self.server.export(value), "t": type_name(value)}
 
 
+def handle_number(value: Any) -> int | None:
+    """The number of the judge's object `value` is a handle of, or None."""
+    return object.__getattribute__(value, "_ident") if isinstance(value, Handle) else None
+
+
 def _plain_base(value: Any) -> type | None:
     """The plain type a subclass of one imitates (a str subclass's str), or None."""
     for base in (dict, list, tuple, str, int, float, bytes):
@@ -195,8 +225,11 @@ class Incoming(Inbound):
     def __init__(self, server: Server) -> None:
         self.server = server
         self.arriving: list[tuple[int, Any]] = []
+        self.plain = True  # the message read holds nothing but plain data and handles
 
     def tagged(self, tag: str, tree: dict) -> Any:
+        if tag != "$r" and tag != "$h":
+            self.plain = False
         if tag == "$h":
             return self.server.handle(tree)
         if tag in ("$c", "$o"):
@@ -223,6 +256,7 @@ class Server:
         self.writing = threading.Lock()    # one frame at a time (the probe's signal included)
         self.output = CappedText()
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
+        self.prints = Prints(handle_number)
         self.calls: list[Call] = []
         self.exported: dict[int, Any] = {}
         self.export_ids: dict[int, int] = {}
@@ -246,8 +280,21 @@ class Server:
             write_frame(self.write_fd, message)
 
     def receive(self) -> dict:
-        self.incoming.arriving = []
+        self.incoming.arriving, self.incoming.plain = [], True
         return self.reader.frame(hook=self.incoming)
+
+    def whole(self) -> bool:
+        """Whether a call running was told to sync whole."""
+        return any(call.whole for call in self.calls)
+
+    def reference(self, container: list | dict) -> tuple[int | None, bool]:
+        """The judge's reference for `container`, if a call still running handed it over
+        (else None), and whether it is one that call syncs."""
+        for call in reversed(self.calls):
+            found = call.refs.get(id(container))
+            if found is not None and found[1] is container:
+                return found[0], found[0] in call.printed
+        return None, False
 
     def serve(self) -> None:
         """Answer the judge until it closes the pipe."""
@@ -264,7 +311,13 @@ class Server:
             self.export_ids.clear()
             return
         call = Call(self.incoming.arriving, [*message.get("a", ()),
-                                             *message.get("kw", {}).values()])
+                                             *message.get("kw", {}).values()],
+                    whole=bool(message.get("whole")))
+        if call.whole:  # until every call that named one list twice has returned
+            self.prints.held.clear()
+        elif self.incoming.plain:  # what the judge holds of them, printed as it arrived
+            for value in call.synced:
+                self.prints.hold(call.refs[id(value)][0], value, self.prints.of(value))
         self.calls.append(call)
         try:
             reply = self.loaded(message) if kind == "load" else self.called(message)
@@ -274,6 +327,7 @@ class Server:
                     self.reply(reply)
                 finally:
                     self.calls.remove(call)
+                    self.prints.forget(call.printed)
 
     def loaded(self, message: dict) -> dict:
         self.filename = message["filename"]

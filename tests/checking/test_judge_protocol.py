@@ -251,6 +251,14 @@ def doubled(items, look):
 def twice(first, second, look):
     first.append(1); look()
     second.append(2); look()
+
+def grows(items, look, times):
+    for number in range(times):
+        items.append({"role": "user", "content": f"message {number:04} " + "x" * 100})
+        look()
+    items[0]["content"] = "edited"; look()     # an early item edited after many were kept
+    items[-1]["content"] = True; look()        # an item's str to a bool
+    del items[1:]; look()                      # cut back to its first item
 '''
 
 
@@ -269,7 +277,8 @@ def shape(value):
 @pytest.fixture
 def editor():
     process = StudentProcess.local()
-    process.load(EDITS, "<edits>", "edits", ["edits", "doubled", "twice"], [], 10.0)
+    process.load(EDITS, "<edits>", "edits", ["edits", "doubled", "twice", "grows"], [],
+                 10.0)
     process.begin(10.0)
     yield process
     process.kill()
@@ -293,6 +302,42 @@ def test_one_list_handed_over_twice_ends_as_its_last_sync_says(editor):
     looks = []
     editor.call("twice", (items, items, lambda: looks.append(list(items))), {})
     assert looks == [[], [2]] and items == [2]
+
+
+def test_a_list_that_grows_crosses_as_its_new_items_and_stays_the_students(editor,
+                                                                           monkeypatch):
+    """A list the code appends to call after call sends the judge only the items it lacks (so
+    a long run's syncs grow with the run, not with its square), and the judge's list is the
+    student's after every message, an early item edited and the list cut back included."""
+    from agentlab_magics.checking import wire
+
+    received = []
+    decoded = wire._decoded
+    monkeypatch.setattr(wire, "_decoded",
+                        lambda body, decoder: received.append(len(body)) or decoded(body, decoder))
+    items: list = []
+    looks = []
+    editor.call("grows", (items, lambda: looks.append(shape(items)), 300), {})
+    assert len(looks) == 303
+    assert [look[1][-1] for look in looks[:300]] == [
+        ("dict", [(("str", "role"), ("str", "user")),
+                  (("str", "content"), ("str", f"message {number:04} " + "x" * 100))])
+        for number in range(300)]
+    assert looks[300][1][0][1][1] == (("str", "content"), ("str", "edited"))
+    assert looks[301][1][-1][1][1] == (("str", "content"), ("bool", True))
+    assert len(looks[302][1]) == 1 and shape(items) == looks[302]
+    item = {"role": "user", "content": "message 0000 " + "x" * 100}
+    whole = sum(len(wire.frame_of({"v": [item] * number})) for number in range(1, 301))
+    assert sum(received) < whole / 20  # each sync whole: 6.3 MB in all; as sent: 0.1 MB
+
+
+@pytest.mark.parametrize("keep", ["2", "True", "1.0"])
+def test_a_list_told_to_keep_items_it_lacks_is_refused(keep):
+    report = chat_check(f'''
+        ref = first_ref(message)
+        say({{"k": "value", "v": None, "sync": [{{"$r": ref, "keep": {keep}, "v": []}}]}})
+    ''')
+    assert "sent something the checker cannot read" in first(report).message
 
 
 def test_a_dict_of_the_judges_appended_again_to_a_list_synced_before_is_refused(editor):
