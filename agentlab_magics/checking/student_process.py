@@ -160,8 +160,9 @@ class Outgoing(Outbound):
         """A list or dict the judge handed over goes by its reference: alone when the judge
         holds it as it is (or it was named already in this message), else with what the
         judge lacks of it, the items after those it holds as they are (`unchanged`)."""
-        ref, printed = (self.server.reference(value) if type(value) is not tuple
-                        else (None, False))
+        if not self.server.handed or type(value) is tuple:
+            return self.contents(value, depth, path)
+        ref, printed = self.server.reference(value)
         if ref is None:
             return self.contents(value, depth, path)
         if ref in self.named:
@@ -258,6 +259,9 @@ class Server:
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.prints = Prints(handle_number)
         self.calls: list[Call] = []
+        self.handed: dict[int, tuple[int, Any, bool]] = {}
+        """Every list and dict the calls running were handed, by id: (its reference, itself,
+        whether it is one its call syncs)."""
         self.exported: dict[int, Any] = {}
         self.export_ids: dict[int, int] = {}
         self.handles: dict[int, Handle] = {}
@@ -290,11 +294,10 @@ class Server:
     def reference(self, container: list | dict) -> tuple[int | None, bool]:
         """The judge's reference for `container`, if a call still running handed it over
         (else None), and whether it is one that call syncs."""
-        for call in reversed(self.calls):
-            found = call.refs.get(id(container))
-            if found is not None and found[1] is container:
-                return found[0], found[0] in call.printed
-        return None, False
+        found = self.handed.get(id(container))
+        if found is None or found[1] is not container:
+            return None, False
+        return found[0], found[2]
 
     def serve(self) -> None:
         """Answer the judge until it closes the pipe."""
@@ -319,6 +322,8 @@ class Server:
             for value in call.synced:
                 self.prints.hold(call.refs[id(value)][0], value, self.prints.of(value))
         self.calls.append(call)
+        self.handed.update((key, (ref, container, ref in call.printed))
+                           for key, (ref, container) in call.refs.items())
         try:
             reply = self.loaded(message) if kind == "load" else self.called(message)
         finally:
@@ -327,6 +332,8 @@ class Server:
                     self.reply(reply)
                 finally:
                     self.calls.remove(call)
+                    for key in call.refs:  # alive while the call ran, so no other's id
+                        self.handed.pop(key, None)
                     self.prints.forget(call.printed)
 
     def loaded(self, message: dict) -> dict:
