@@ -372,7 +372,8 @@ def _uninterrupted() -> Iterator[None]:
 def _noting_interrupts() -> Iterator[list[int]]:
     """Ctrl-C interrupts the block as ever, and is also noted in the list it gives (where
     Ctrl-C arrives): nbgrader's API, which swallows every exception, turns it into a
-    submission that failed."""
+    submission that failed. One that lands in a finalizer or a weakref's callback, where
+    Python would print it as a traceback and go on, is only noted."""
     caught: list[int] = []
     if not _ctrl_c_arrives():
         yield caught
@@ -382,11 +383,19 @@ def _noting_interrupts() -> Iterator[list[int]]:
         caught.append(number)
         raise KeyboardInterrupt
 
+    printing = sys.unraisablehook
+
+    def quiet(unraisable) -> None:
+        if not (caught and unraisable.exc_type is KeyboardInterrupt):
+            printing(unraisable)
+
     previous = signal.signal(signal.SIGINT, note)
+    sys.unraisablehook = quiet
     try:
         yield caught
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = printing
 
 
 def _fingerprint(files: dict[str, bytes], kit: Kit) -> str:

@@ -1,0 +1,34 @@
+"""Ctrl-C while `agentlab course autograde` grades in its own process: noted wherever it lands,
+and never printed as a traceback."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+import weakref
+
+from agentlab_magics.grading.batch import _noting_interrupts
+
+
+def test_ctrl_c_in_a_finalizer_while_grading_in_this_process_is_noted_not_printed(monkeypatch):
+    """Ctrl-C lands wherever the batch's process is: inside a weakref's callback (nbgrader's
+    and SQLAlchemy's caches have many) Python would print it as a traceback and go on; the
+    batch notes it and stops after the submission, with nothing printed."""
+    class Cached:
+        pass
+
+    def in_a_callback(_):
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(1000))  # Python code in the callback, where the signal's handler runs
+
+    printed = []  # what Python would print, "Exception ignored in ...", and its traceback
+    monkeypatch.setattr(sys, "unraisablehook", printed.append)
+    with _noting_interrupts() as interrupted:
+        cached = Cached()
+        kept = weakref.ref(cached, in_a_callback)
+        del cached
+        gc.collect()
+    assert kept() is None and interrupted == [signal.SIGINT]
+    assert printed == []
