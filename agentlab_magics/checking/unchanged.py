@@ -93,7 +93,7 @@ class Prints:
             return 0, whole, None
         if held[0] == whole:
             return -1, whole, None
-        if held[1] is None or type(container) is not list:
+        if held[1] is None:  # a dict's: it goes whole
             return 0, whole, None
         items = [self.of(item) for item in container]
         same = 0
