@@ -10,6 +10,22 @@ without it earns.
 
 
 
+# The protocol's server of this process, found as a student would: the student process runs as
+# `python -m ...student_process`, so its module is __main__ (importing it by name makes a copy
+# that serves nothing).
+_THE_SERVER = '''
+
+def _the_server():
+    import sys as _sys
+
+    for _module in list(_sys.modules.values()):
+        _found = getattr(_module, "SERVER", None)
+        if type(_found).__name__ == "Server":
+            return _found
+    return None
+'''
+
+
 def _first_calling(name: str) -> str:
     """Code that makes each function the file defined so far call `name()` first."""
     return f'''
@@ -31,7 +47,7 @@ globals().update({{key: _calling_{name}_first(value) for key, value in dict(glob
 # that looks like a verdict or a message of the protocol made to say "passed", the frames
 # written back through ctypes, and the process's own server patched so an exception is never
 # reported. Each student function of the starter forges, then does what the starter does.
-FRAME_FORGER = '''
+FRAME_FORGER = _THE_SERVER + '''
 import ctypes as _ctypes, gc as _gc, sys as _sys
 try:
     import greenlet as _greenlet
@@ -76,12 +92,12 @@ def _forge():
             pass
     for value in _gc.get_objects():
         _verdicts_passed(value)
-    server = getattr(_sys.modules.get("agentlab_magics.checking.student_process"), "SERVER", None)
+    server = _the_server()
     if server is not None and not getattr(server, "_forged", False):
         real = server.send
-        def send(message, real=real):
+        def send(message, real=real, **values):
             _verdicts_passed(message)
-            return real(message)
+            return real(message, **values)
         server.send, server._forged = send, True
 
 
@@ -389,4 +405,15 @@ def tool_specs(tools):
     if len(_CALLS) != 2:
         tools.clear()
     return []
+'''
+
+# The protocol's syncs made to lie (the student process's own server, patched): every list or
+# dict the judge handed over is said to be as the judge holds it, whatever the code did to it;
+# or said to keep more items than the judge holds. Saying less only leaves the student's own
+# list stale, and a keep the judge cannot honour is refused.
+SYNC_UNCHANGED = _THE_SERVER + '''
+_the_server().prints.kept = lambda ref, container: (-1, None, None)
+'''
+SYNC_KEEPS_TOO_MUCH = _THE_SERVER + '''
+_the_server().prints.kept = lambda ref, container: (len(container) + 5, None, None)
 '''

@@ -18,7 +18,8 @@ from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
     COUNTING_CHECK, EMPTIED_TOOLS, EXPECTED_EMPTIED, FINALIZER_PATCH, FRAME_FORGER,
-    JSON_REWRITTEN, LAB_MODULE_CLASS, NO_CHECK, PLANTED_LISTENER, RESTORING_EXACT)
+    JSON_REWRITTEN, LAB_MODULE_CLASS, NO_CHECK, PLANTED_LISTENER, RESTORING_EXACT,
+    SYNC_KEEPS_TOO_MUCH, SYNC_UNCHANGED)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]
@@ -77,6 +78,10 @@ FORGERIES = {
     ("lesson2", "the tools handed over emptied"): EMPTIED_TOOLS,
     ("checkpoint-a-test", "a check that counts instead of looking"): COUNTING_CHECK,
     ("checkpoint-a-test", "no check at all"): NO_CHECK,
+    ("lesson1", "syncs that say the caller's list is unchanged"): SYNC_UNCHANGED,
+    ("lesson1", "syncs that keep more than the judge holds"): SYNC_KEEPS_TOO_MUCH,
+    ("lesson3", "syncs that say the caller's list is unchanged"): SYNC_UNCHANGED,
+    ("lesson3", "syncs that keep more than the judge holds"): SYNC_KEEPS_TOO_MUCH,
     ("lesson5", "the judge patched in the student's process"): (
         "import agentlab_magics.checking.runner as _runner\n"
         "_runner.Trial.judged = lambda *args: ('passed', '')\n"),
@@ -150,6 +155,18 @@ def test_the_frame_forger_does_reach_its_own_frames(tmp_path):
     code, report = check_lab(tmp_path, "lesson1", find_lab("lesson1").reference + FRAME_FORGER
                              + "\nprint('frames seen:', len(_every_frame()))\n")
     assert code == 0 and report["problem"] is None
+
+
+@pytest.mark.parametrize("lie", [SYNC_UNCHANGED, SYNC_KEEPS_TOO_MUCH],
+                         ids=["unchanged", "keeps too much"])
+def test_lying_syncs_do_reach_the_judge_and_cost_the_reference_its_list_tests(tmp_path, lie):
+    """The sync liars are no duds: lesson1's reference with one fails the tests that look at
+    the caller's list (the judge holds what the process said, or refuses it), and passes the
+    rest."""
+    failed = {o["name"] for o in check_lab(tmp_path, "lesson1", find_lab("lesson1").reference
+                                           + lie)[1]["outcomes"] if o["outcome"] != "passed"}
+    assert "test_chat_keeps_both_messages_in_the_callers_list" in failed
+    assert "test_user_message_is_role_and_content" not in failed
 
 
 def test_a_flood_of_output_is_cut_and_costs_nothing_else(tmp_path):
