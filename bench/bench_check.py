@@ -6,8 +6,8 @@ every call crossing the pipe), ipytest (`ipytest.run()` in a real IPython shell 
 test functions and fixtures, pytest.main underneath, the code in the same process), and the
 floor (the same test functions called by hand in this process, nothing isolated). Then what
 the process boundary costs: one crossing's round trip (the judge calls a student function
-that returns at once; the student's code calls a judge object), and how many crossings each
-lab's check makes. Prints the ratios; asserts nothing.
+that returns at once; the student's code calls a judge object), how many crossings each
+lab's check makes and the kilobytes they carry each way. Prints the ratios; asserts nothing.
 Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
 `python bench/bench_check.py kernel [checks]`: one real kernel's memory after its first %%check
@@ -117,22 +117,34 @@ def ipytest_shell(lab, module):
     return quietly
 
 
-def crossings(lab) -> int:
-    """How many frames the judge sends in one check of the lab's reference: its calls of the
-    student's functions and its answers to the student's calls back."""
-    counted = [0]
-    send = StudentProcess.send
+def crossings(lab) -> tuple[int, float, float]:
+    """How many frames the judge sends in one check of the lab's reference (its calls of the
+    student's functions and its answers to the student's calls back), and the kilobytes of
+    frames that go each way: the judge's to the student process, and back."""
+    from agentlab_magics.checking import wire
+
+    counted, sent, received = [0], [0], [0]
+    send, frame_of, decoded = StudentProcess.send, wire.frame_of, wire._decoded
 
     def counting(self, message):
         counted[0] += 1
         return send(self, message)
 
-    StudentProcess.send = counting
+    def sending(message):
+        made = frame_of(message)
+        sent[0] += len(made)
+        return made
+
+    def receiving(body, decoder):
+        received[0] += len(body) + wire.HEADER.size
+        return decoded(body, decoder)
+
+    StudentProcess.send, wire.frame_of, wire._decoded = counting, sending, receiving
     try:
         run(lab.id, "", source=lab.reference)
     finally:
-        StudentProcess.send = send
-    return counted[0]
+        StudentProcess.send, wire.frame_of, wire._decoded = send, frame_of, decoded
+    return counted[0], sent[0] / 1024, received[0] / 1024
 
 
 def round_trips(repeats: int = 2000, one_cpu: bool = True) -> tuple[float, float]:
@@ -165,7 +177,8 @@ def _round_trips(repeats: int, one_cpu: bool) -> tuple[float, float]:
 
 def main(repeats: int = 15) -> None:
     print(f"{'lab':18} {'tests':>5} {'%%check ms':>11} {'ipytest ms':>11} {'floor ms':>9} "
-          f"{'ipytest/check':>14} {'check/floor':>12} {'crossings':>10}")
+          f"{'ipytest/check':>14} {'check/floor':>12} {'crossings':>10} {'KB out':>7} "
+          f"{'KB back':>8}")
     spares = local_spares()
     slowest = float("inf")
     for lab_id in LABS:
@@ -181,8 +194,10 @@ def main(repeats: int = 15) -> None:
         called = median_ms(lambda: floor(lab, module), repeats)
         with_ipytest = median_ms(ipytest_shell(lab, module), repeats)
         slowest = min(slowest, with_ipytest / checked)
+        frames, out, back = crossings(lab)
         print(f"{lab.id:18} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
-              f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x {crossings(lab):10}")
+              f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x {frames:10} "
+              f"{out:7.0f} {back:8.0f}")
     call, back = round_trips()
     apart = round_trips(one_cpu=False)
     print(f"one crossing's round trip: {call:.0f} us judge -> student, {back:.0f} us "
