@@ -96,6 +96,12 @@ class CheckReport(BaseModel):
     def all_passed(self) -> bool:
         return self.problem is None and self.total > 0 and self.passed == self.total
 
+    def part(self, names: list[str]) -> CheckReport:
+        """This report cut to the lab's own tests named in `names` (never an earlier lab's
+        that still hold), with its problem: one graded cell's share of a whole check."""
+        return self.model_copy(update={"outcomes": [
+            outcome for outcome in self.outcomes if outcome.name in names and not outcome.group]})
+
     @property
     def spun_on(self) -> int | None:
         """The line the first test that ran out of time was running, if one did."""

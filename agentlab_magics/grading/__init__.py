@@ -1,16 +1,18 @@
 """Grading: the graded cells' `grade()`, and everything that turns a submission into a score.
 
 In a student's notebook `grade(lab, group)` checks the code of the `%%check` cell (the module
-it registered) against one group of the lab's tests and shows the report, so the student sees
-what the grader will see; when a test fails it raises GradeFailed, which IPython shows as one
-line (how many failed; the cell's report says which) instead of a traceback. The cell still
-ends in an error, which is how nbgrader's Validate counts it, and the graded cells carry the
-`raises-exception` tag (term/notebooks.py), so Run All in JupyterLab, and nbclient, go on to
-the next cell. Only the lab's own tests are graded, never the earlier labs' that still hold.
-While nbgrader autogrades, the score does not come from here: `autograde.ScoredOutside` scores
-every graded cell with the judge in nbgrader's process, against a sandboxed student process,
-and replaces the cell's outputs, so `grade()` then does nothing that could matter (and nothing
-a student's cell does to it can change a score).
+it registered) as the grader checks it, all of the lab's own tests in one student process and
+in `%%check`'s order, and shows the report of one group's share, so the student sees what the
+grader will see, whatever the code keeps from one test to the next. When a test fails it
+raises GradeFailed, which IPython shows as one line (how many failed; the cell's report says
+which) instead of a traceback. The cell still ends in an error, which is how nbgrader's
+Validate counts it, and the graded cells carry the `raises-exception` tag (term/notebooks.py),
+so Run All in JupyterLab, and nbclient, go on to the next cell. Only the lab's own tests are
+graded, never the earlier labs' that still hold. While nbgrader autogrades, the score does not
+come from here: `autograde.ScoredOutside` scores every graded cell with the judge in nbgrader's
+process, against a sandboxed student process, and replaces the cell's outputs, so `grade()`
+then does nothing that could matter (and nothing a student's cell does to it can change a
+score).
 """
 
 from __future__ import annotations
@@ -38,13 +40,14 @@ def autograding() -> bool:
 
 
 def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
-    """Check the lab's registered module against `group`'s visible tests, or its held-back
-    ones, and show the report; raise GradeFailed, one line that does not repeat it, when any
-    fails. Returns nothing, so a graded cell prints no value (which would name held-back tests
-    on the feedback page)."""
+    """Check the lab's registered module as the grader does (all of the lab's own visible
+    tests, or all its held-back ones, in one student process and in the check's order) and
+    show the report of `group`'s share; raise GradeFailed, one line that does not repeat it,
+    when any fails. Returns nothing, so a graded cell prints no value (which would name
+    held-back tests on the feedback page)."""
     from agentlab_magics.checking import run
     from agentlab_magics.course import find_lab
-    from agentlab_magics.course.assignments import group_tests
+    from agentlab_magics.course.assignments import group_tests, lab_tests
 
     if autograding():
         print("Scored by the grader, outside this notebook.")
@@ -56,9 +59,13 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
         raise GradeFailed(f"Nothing to grade: the `%%check {lab.id}` cell has not run "
                           "without errors, so there is no code to check.")
     # the cell's source, checked afresh as the grader checks it (a module made otherwise is
-    # served as it is)
+    # served as it is): all of the lab's own visible (or held-back) tests, which %%check and
+    # the grader's check run first, in this order, in one student process; so each test has
+    # the same tests before it in its process here as there (the earlier labs' tests that
+    # still hold come after them, and are left out)
+    together = [name for name, test in lab_tests(lab.id).items() if test.held_back == held_back]
     report = run(lab.id, module, source=getattr(module, "__source__", None), timeout=timeout,
-                 only=names, held_back=held_back)
+                 only=together, held_back=held_back).part(names)
     _show(report)
     failed = len(names) - report.passed
     if report.problem:

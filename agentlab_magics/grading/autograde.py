@@ -328,7 +328,7 @@ def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str
               for lab_id, held_back in sorted(wanted, key=lambda key: key[1])]
     reports = dict(zip([(check["lab"], check["held_back"]) for check in checks],
                        judged(checks, answers, hidden)))
-    return [_private(_part(reports[(call.lab, call.held_back)], _tests_of(call)), call)
+    return [_private(reports[(call.lab, call.held_back)].part(_tests_of(call)), call)
             for call in calls]
 
 
@@ -364,13 +364,6 @@ def _read(line: str, lab_id: str, why: str) -> CheckReport:
         lab = find_lab(lab_id)
         return CheckReport(lab_id=lab.id, title=lab.title, problem=(
             f"The grader could not score this cell ({why}); tell your instructor."))
-
-
-def _part(report: CheckReport, names: list[str]) -> CheckReport:
-    """The outcomes of `report` that are tests of `names`, the lab's own (not those of an
-    earlier lab that still hold), with its problem."""
-    return report.model_copy(update={"outcomes": [
-        outcome for outcome in report.outcomes if outcome.name in names and not outcome.group]})
 
 
 class HeldBackMissing(RuntimeError):
