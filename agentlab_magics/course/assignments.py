@@ -83,6 +83,15 @@ def group_tests(lab_id: str, group_id: str, *, held_back: bool = False) -> list[
             if pattern.search(name) and test.held_back == held_back]
 
 
+def graded_together(lab_id: str, held_back: bool) -> list[str]:
+    """The tests one grading check of the lab runs, in one student process: all of its own
+    visible tests, or all its held-back ones, in the lab's order. `%%check` runs the visible
+    ones first, in this order, in one student process, so each has the same tests before it
+    when graded as when checked; the earlier labs' tests that still hold come after them and
+    are never scored here, so a grading check leaves them out."""
+    return [name for name, test in lab_tests(lab_id).items() if test.held_back == held_back]
+
+
 def points(lab_id: str, group_id: str) -> int:
     """A group is worth its `per_test` points for each of its tests, visible and held back."""
     return group_of(lab_id, group_id).per_test * sum(

@@ -47,7 +47,7 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     held-back tests on the feedback page)."""
     from agentlab_magics.checking import run
     from agentlab_magics.course import find_lab
-    from agentlab_magics.course.assignments import group_tests, lab_tests
+    from agentlab_magics.course.assignments import graded_together, group_tests
 
     if autograding():
         print("Scored by the grader, outside this notebook.")
@@ -59,13 +59,9 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
         raise GradeFailed(f"Nothing to grade: the `%%check {lab.id}` cell has not run "
                           "without errors, so there is no code to check.")
     # the cell's source, checked afresh as the grader checks it (a module made otherwise is
-    # served as it is): all of the lab's own visible (or held-back) tests, which %%check and
-    # the grader's check run first, in this order, in one student process; so each test has
-    # the same tests before it in its process here as there (the earlier labs' tests that
-    # still hold come after them, and are left out)
-    together = [name for name, test in lab_tests(lab.id).items() if test.held_back == held_back]
+    # served as it is)
     report = run(lab.id, module, source=getattr(module, "__source__", None), timeout=timeout,
-                 only=together, held_back=held_back).part(names)
+                 only=graded_together(lab.id, held_back), held_back=held_back).part(names)
     _show(report)
     failed = len(names) - report.passed
     if report.problem:

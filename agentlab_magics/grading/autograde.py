@@ -43,7 +43,7 @@ from traitlets import Bool, Float, Integer, List, Type, Unicode
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import UnknownLab, find_lab
-from agentlab_magics.course.assignments import group_tests
+from agentlab_magics.course.assignments import graded_together, group_tests
 from agentlab_magics.grading import TIMEOUT
 from agentlab_magics.grading.cells import (
     GradeCall,
@@ -313,22 +313,23 @@ def _missing(call: GradeCall) -> CheckReport:
 def score_jobs(calls: list[GradeCall], answers: dict[str, str], hidden: list[str]
                ) -> list[CheckReport]:
     """The report of each call. Each lab's code is checked twice by the judge (`scoring`, a
-    process of its own), each time in a fresh student process in a sandbox of its own: once
-    with every test `%%check` runs, in the same order, so a graded cell scores what the
-    student's check said; then, after every visible check, with the held-back tests its calls
-    name, so nothing a held-back test hands the code can reach a report that is shown in full.
-    A call's report is its tests' outcomes from those checks."""
+    process of its own), each time in a fresh student process in a sandbox of its own
+    (`graded_together`): once with the lab's own visible tests, which `%%check` runs first and
+    in the same order, so a graded cell scores what the student's check said; then, after
+    every visible check, with the lab's held-back tests, so nothing a held-back test hands the
+    code can reach a report that is shown in full. A call's report is its tests' outcomes
+    from those checks."""
     if not calls:
         return []
-    wanted: dict[tuple[str, bool], set[str]] = {}
-    for call in calls:
-        wanted.setdefault((call.lab, call.held_back), set()).update(_tests_of(call))
+    names = {call: _tests_of(call) for call in calls}
     checks = [{"lab": lab_id, "held_back": held_back,
-               "only": sorted(wanted[(lab_id, held_back)]) if held_back else None}
-              for lab_id, held_back in sorted(wanted, key=lambda key: key[1])]
+               "only": graded_together(lab_id, held_back)}
+              for lab_id, held_back in sorted(dict.fromkeys((call.lab, call.held_back)
+                                                            for call in calls),
+                                              key=lambda key: key[1])]
     reports = dict(zip([(check["lab"], check["held_back"]) for check in checks],
                        judged(checks, answers, hidden)))
-    return [_private(reports[(call.lab, call.held_back)].part(_tests_of(call)), call)
+    return [_private(reports[(call.lab, call.held_back)].part(names[call]), call)
             for call in calls]
 
 
