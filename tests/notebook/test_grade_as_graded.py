@@ -6,11 +6,6 @@ grader scores, not another verdict because the group's tests ran alone."""
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-from IPython.core.interactiveshell import InteractiveShell
-
 from agentlab_magics.checking import run
 from agentlab_magics.course.assignments import group_tests
 
@@ -34,17 +29,6 @@ def chat(model, system, messages, text):
     messages.append(reply)
     return reply
 '''
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.delitem(sys.modules, "harness", raising=False)
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "agentlab_magics")
-    yield ip
-    ip.run_line_magic("unload_ext", "agentlab_magics")
-    InteractiveShell.clear_instance()
 
 
 def test_the_chat_tests_alone_would_fail_this_code():

@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-from IPython.core.interactiveshell import InteractiveShell
-
 from agentlab_magics import lab
 from agentlab_magics.course import find_lab
 from agentlab_magics.progress import ProgressStore
 from tests.two_runs import QUESTION, THEIRS, YOURS
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.delitem(sys.modules, "harness", raising=False)
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "agentlab_magics")
-    yield ip
-    ip.run_line_magic("unload_ext", "agentlab_magics")
-    InteractiveShell.clear_instance()
 
 
 def cell(shell, source, capsys):

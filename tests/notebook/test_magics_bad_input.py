@@ -7,25 +7,12 @@ a place that cannot be written: the cell runs without an exception and prints wh
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 
 from agentlab_magics.course import find_lab
 from agentlab_magics.progress import ProgressStore
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
-    monkeypatch.delitem(sys.modules, "harness", raising=False)
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "agentlab_magics")
-    yield ip
-    ip.run_line_magic("unload_ext", "agentlab_magics")
-    InteractiveShell.clear_instance()
 
 
 def said(shell, source, capsys) -> str:
