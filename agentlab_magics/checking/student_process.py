@@ -183,8 +183,9 @@ class Outgoing(Outbound):
     def stranger(self, value: Any) -> Any:
         from agentlab_magics.lab.crossing import parts
 
-        if isinstance(value, Handle):
-            return {"$h": object.__getattribute__(value, "_ident")}
+        number = handle_number(value)
+        if number is not None:
+            return {"$h": number}
         self.strangers += 1
         described = parts(value)
         if described is not None:
