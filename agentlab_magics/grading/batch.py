@@ -40,7 +40,8 @@ from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.grading.batch_summary import BatchSummary, Record
 from agentlab_magics.grading.gradebook_copy import Scores, read_shape, read_students, write_shape
 from agentlab_magics.grading.gradebook_writer import GradebookWriter
-from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
+from agentlab_magics.grading.host import swept_at_start
+from agentlab_magics.grading.one_submission import Graded, Kit, Submission, capped, grade_one
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
 from agentlab_magics.problems import UsageProblem
 from agentlab_magics.term.course_folder import require_course
@@ -69,6 +70,7 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     records: dict[str, Record] = {}
     stopped = False
     require_course(course)
+    swept_at_start()
     with tools_on_path():
         # What cannot be graded is refused (BatchProblem) before any cluster starts.
         where = _Course((nbgrader or Nbgrader()).configuration(course))
@@ -243,7 +245,7 @@ def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
         where.keep_log(kit.assignment, graded)
         record.worker, record.started, record.finished = (graded.worker, graded.started,
                                                           graded.finished)
-        record.phases, record.sandbox = graded.phases, graded.sandbox
+        record.phases, record.sandbox, record.notes = graded.phases, graded.sandbox, graded.notes
         if graded.scores is None:
             record.status, record.problem = "failed", graded.problem
             continue
@@ -403,8 +405,9 @@ def _fingerprint(files: dict[str, bytes], kit: Kit) -> str:
     digest = hashlib.sha256(f"{__version__}\0{kit.assignment}\0".encode())
     digest.update(kit.gradebook_shape.encode())
     for step, named in (("source", kit.source_files), ("submitted", files)):
-        for name, content in sorted(named.items()):
-            digest.update(f"{step}/{name}\0{len(content)}\0".encode() + content)
+        for name, content in sorted(named.items()):  # a name is any bytes (os.fsencode)
+            digest.update(f"{step}/".encode() + os.fsencode(name)
+                          + f"\0{len(content)}\0".encode() + content)
     return digest.hexdigest()
 
 
@@ -514,9 +517,10 @@ class _Course:
             self.dirs.autograded_directory, student, assignment)).is_dir()}
 
     def keep_log(self, assignment: str, graded: Graded) -> Path:
-        """nbgrader's log of grading the submission, kept in `log_folder`."""
+        """nbgrader's log of grading the submission (cut, any bytes escaped: `capped`), kept
+        in `log_folder`."""
         return write_text_atomically(
-            log_folder(self.root, assignment) / f"{graded.student}.log", graded.log)
+            log_folder(self.root, assignment) / f"{graded.student}.log", capped(graded.log))
 
     def fingerprints(self, assignment: str) -> dict[str, str]:
         try:

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from agentlab_magics.grading.printable import printable
+
 Status = Literal["graded", "failed", "unchanged", "cancelled"]
 
 
@@ -25,6 +27,7 @@ class Record(BaseModel):
     finished: float | None = None
     merged: float | None = None
     problem: str | None = None
+    notes: list[str] = []  # what else an instructor should know of it
     phases: dict[str, float] = {}
     sandbox: str = ""  # the mode of the sandbox it was graded in
 
@@ -52,8 +55,8 @@ class BatchSummary(BaseModel):
             times = [self._since(t) for t in (r.queued, r.started, r.finished, r.merged)]
             rows.append(f"{r.student:<{width}}  {r.status:<9}  {score:>11}  {times[0]:>6}  "
                         f"{times[1]:>7}  {times[2]:>8}  {times[3]:>6}  {r.worker or '-'}")
-            if r.problem:
-                rows.append(f"{'':<{width}}  {r.problem}")
+            rows += [f"{'':<{width}}  {printable(line)}" for line in
+                     ([r.problem] if r.problem else []) + r.notes]
         counts = ", ".join(f"{self.count(s)} {s}" for s in ("graded", "failed", "unchanged",
                                                              "cancelled") if self.count(s))
         rows.append(f"\n{self.assignment}: {counts or 'no submissions'} in {self.seconds:.1f} s "

@@ -17,15 +17,22 @@ import copy
 import os
 import re
 import socket
-import tempfile
 import time
 import warnings
 from pathlib import Path
 
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
 from pydantic import BaseModel
+from traitlets.config import Config
 
+from agentlab_magics.grading import autograde
 from agentlab_magics.grading.gradebook_copy import Scores, StudentPart, read_scores, write_student
+from agentlab_magics.grading.leftovers import folder as private_folder
+from agentlab_magics.grading.printable import odd_names, printable
 from agentlab_magics.grading.sandbox import detect
+
+LOG_CAP = 200_000  # characters of nbgrader's log of one submission that are kept
 
 
 class Kit(BaseModel):
@@ -56,7 +63,8 @@ class Graded(BaseModel):
     files: dict[str, bytes] = {}  # path in the autograded folder -> content
     mode: int = 0o444  # the permissions nbgrader gave those files
     problem: str | None = None  # why it was not graded, in a sentence
-    log: str = ""  # nbgrader's log of it
+    notes: list[str] = []  # what else an instructor should know of it, a sentence each
+    log: str = ""  # nbgrader's log of it, at most LOG_CAP characters
     worker: str = ""
     started: float = 0.0  # wall-clock times on the worker
     finished: float = 0.0
@@ -67,12 +75,10 @@ class Graded(BaseModel):
 def grade_one(kit: Kit, submission: Submission) -> Graded:
     """Autograde `submission` in a scratch course of its own; never raises for a submission's
     sake (what went wrong is the result's problem)."""
-    from nbgrader.coursedir import CourseDirectory
-
     started = time.time()
     student = submission.part.student
-    with tempfile.TemporaryDirectory(prefix="agentlab-course-") as scratch:
-        config = _scratch_config(kit, Path(scratch))
+    with private_folder("course") as scratch:
+        config = _scratch_config(kit, scratch)
         dirs = CourseDirectory(config=config)
         for step, files in ((dirs.source_directory, kit.source_files),
                             (dirs.submitted_directory, submission.files)):
@@ -83,8 +89,8 @@ def grade_one(kit: Kit, submission: Submission) -> Graded:
         phases = {"scratch course": time.time() - started}
         result, spent = _autograde(config, dirs, kit.assignment, student)
         phases.update(spent)
-        graded = Graded(student=student, log=result.get("log", ""), worker=_worker(),
-                        sandbox=detect())
+        graded = Graded(student=student, log=capped(result.get("log", "")), worker=_worker(),
+                        sandbox=detect(), notes=[*_odd_files(submission), *autograde.notes])
         if result["success"]:
             read = time.time()
             graded.scores = read_scores(db_url, kit.course_id, kit.assignment, student)
@@ -103,8 +109,6 @@ def _scratch_config(kit: Kit, course: Path):
     """The course's configuration with the scratch course in place of the course; the
     course's own folders are hidden from the submission too. A copy: the kit, and the course's
     configuration in it, serve every submission alike."""
-    from traitlets.config import Config
-
     config = copy.deepcopy(Config(kit.config))
     config.CourseDirectory.root = str(course)
     config.CourseDirectory.db_url = f"sqlite:///{course / 'gradebook.db'}"
@@ -125,12 +129,8 @@ def _write(folder: Path, files: dict[str, bytes]) -> None:
 def _autograde(config, dirs, assignment: str, student: str) -> tuple[dict, dict]:
     """nbgrader's autograde of the one submission (NbGraderAPI.autograde, what the
     formgrader's button runs), and the seconds it spent by phase."""
-    from nbgrader.apps.api import NbGraderAPI
-
-    from agentlab_magics.grading import autograde
-
     began = time.time()
-    del autograde.timings[:]
+    del autograde.timings[:], autograde.notes[:]
     with warnings.catch_warnings(record=True) as warned:
         # Warnings (nbgrader's own calls make SQLAlchemy and nbformat warn of every
         # submission) go to the submission's log, not to the worker's terminal.
@@ -147,6 +147,20 @@ def _autograde(config, dirs, assignment: str, student: str) -> tuple[dict, dict]
     return result, spent
 
 
+def capped(log: str) -> str:
+    """A log as kept: its first LOG_CAP characters, any bytes escaped, and a line saying how
+    much was left out."""
+    kept = printable(log[:LOG_CAP])
+    if len(log) > LOG_CAP:
+        kept += f"\n[agentlab: the log was cut here: {len(log) - LOG_CAP:,} more characters]\n"
+    return kept
+
+
+def _odd_files(submission: Submission) -> list[str]:
+    odd = odd_names(list(submission.files))
+    return [f"handed in a file whose name is not plain text: {name}" for name in odd]
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(path.relative_to(folder)): path.read_bytes()
             for path in sorted(folder.rglob("*")) if path.is_file()}
@@ -154,10 +168,12 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def _cause(log: str, error: str) -> str:
     """The sentence of the exception that stopped nbgrader: the last "Name: message" line of
-    the last traceback in its log, else of its own error."""
+    the last traceback in its log (not nbgrader's own, which says to look above), else of its
+    own error."""
     for text in (log, error):
-        found = re.findall(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Refused|Missing)): (.+)$",
-                           text, re.MULTILINE)
+        found = [(name, message) for name, message in re.findall(
+            r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Refused|Missing)|NotGraded): (.+)$", text,
+            re.MULTILINE) if name != "NbGraderException"]
         if found:
             name, message = found[-1]
             return f"{message} ({name})"

@@ -33,12 +33,12 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from agentlab_magics.grading.leftovers import make_folder
 from agentlab_magics.grading.limits import (
     SYSTEM_PATH,
     home_of,
@@ -195,7 +195,7 @@ class Sandbox:
         """A new, empty scratch folder only this run's user may enter; as root, on a tmpfs
         bounded in bytes and files, where nothing may run, that also holds the run's /tmp and
         /dev/shm: what a run writes cannot fill the grader's disk."""
-        self.root = Path(tempfile.mkdtemp(prefix="agentlab-grade-"))
+        self.root = make_folder("grade")  # swept, should this process die before `clean`
         if self.mode == "root":
             subprocess.run([system_tool("mount"), "-t", "tmpfs", "-o",
                             f"size={SCRATCH_BYTES},nr_inodes={SCRATCH_FILES},{INERT},mode=711",

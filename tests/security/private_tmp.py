@@ -5,10 +5,13 @@ The autograde round of test_autograde_attacks.py runs under this, so that what a
 leaves in the shared temporary folders (a planted file, a disk filled up) reaches only the
 graders started by that round, never another process of this machine. Each `--keep` folder (the
 round's own folder, which lives under /tmp) is bound back at its place with the folders above
-it closed (mode 700), as pytest leaves them. After the command ends, FILE gets a JSON object:
+it closed (mode 700), as pytest leaves them. With `--memory BYTES`, the command and every
+process it starts share that much memory (a cgroup, `grading.memory_cap`), as on a grading
+machine whose memory is meant for grading. After the command ends, FILE gets a JSON object:
 "left_over", what is left in the three folders other than the kept folders ([path, owner uid,
-size] each), and "max_rss_kib", the largest resident size of any process of the command's
-tree (its own, the kernels', the scoring processes').
+size] each), "max_rss_kib", the largest resident size of any process of the command's tree
+(its own, the kernels', the scoring processes'), "ran_out", whether the memory cap killed
+any process of it, and "cgroups_left", the cgroups left inside the cap's.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import os
 import resource
 import subprocess
 import sys
+from pathlib import Path
+
+from agentlab_magics.grading.memory_cap import MemoryCap
 
 SCRATCHES = ("/tmp", "/var/tmp", "/dev/shm")
 
@@ -70,15 +76,26 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--report", required=True)
+    parser.add_argument("--memory", type=int, default=0)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     keep = [os.path.realpath(k) for k in args.keep]
     _private(keep)
+    cap = MemoryCap.make(args.memory) if args.memory else None
+    if cap is not None:
+        assert cap.kind != "rlimit", "a memory cap for a whole round needs a memory cgroup"
+        cap.admit()
     code = subprocess.run(command).returncode
     with open(args.report, "w", encoding="utf-8") as out:
         json.dump({"left_over": _left_over(keep),
-                   "max_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}, out)
+                   "max_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+                   "ran_out": cap is not None and cap.ran_out(),
+                   "cgroups_left": sorted(path.name for path in Path(cap.path).iterdir()
+                                          if path.is_dir()) if cap is not None else []}, out)
+    if cap is not None:  # back to where it was started, and the round's cgroup removed
+        Path(cap.path).parent.joinpath("cgroup.procs").write_text(f"{os.getpid()}\n")
+        cap.close()
     return code
 
 

@@ -41,6 +41,7 @@ from nbformat.v4 import new_code_cell
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
+from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
 from tests.nbgrader_course import round_course
@@ -611,6 +612,102 @@ print("hunted")
 '''
 
 
+# -- z7: a third round: around the walls --------------------------------------------------------
+
+# Every sandbox sees the stdlib's this.py, and a lock on it is seen from any process of the
+# machine. The lab cell, run by the held-back checks' student process, sets a lock per bit of
+# what it is handed; the kernel's cell, alive in another sandbox while the grader scores,
+# reads them and prints what it read (the held-back inputs, on the feedback page). Its code
+# earns 0: its functions return nothing.
+LOCK_LEAK = r"""
+import fcntl as _fcntl, json as _json, os as _os, struct as _struct, time as _time
+
+def _leak(value):
+    try:
+        handle = _os.open(_os.path.join(_os.path.dirname(_os.__file__), "this.py"), _os.O_RDONLY)
+        data = _json.dumps(value, default=str).encode()[:200] + b"\0"
+        for index, byte in enumerate(data):
+            for bit in range(8):
+                if byte >> bit & 1:
+                    _fcntl.fcntl(handle, _fcntl.F_SETLK, _struct.pack(
+                        "hhqqi", _fcntl.F_RDLCK, 0, 9001 + 8 * index + bit, 1, 0))
+        _fcntl.fcntl(handle, _fcntl.F_SETLK, _struct.pack("hhqqi", _fcntl.F_RDLCK, 0, 9000, 1, 0))
+        _time.sleep(0.3)
+        _os.close(handle)
+    except Exception:
+        pass
+
+def user_message(text):
+    _leak(text)
+
+def chat(model, system, messages, text):
+    _leak([messages, text])
+"""
+LOCK_LISTEN = r"""
+import fcntl, os, struct, time
+_handle = os.open(os.path.join(os.path.dirname(os.__file__), "this.py"), os.O_RDONLY)
+def _held(offset):
+    probe = struct.pack("hhqqi", fcntl.F_WRLCK, 0, offset, 1, 0)
+    return struct.unpack("hhqqi", fcntl.fcntl(_handle, fcntl.F_GETLK, probe))[0] != fcntl.F_UNLCK
+_seen, _until = set(), time.monotonic() + 8
+while time.monotonic() < _until:
+    if _held(9000):
+        _data = bytearray()
+        for _index in range(201):
+            _byte = sum(1 << bit for bit in range(8) if _held(9001 + 8 * _index + bit))
+            if not _byte:
+                break
+            _data.append(_byte)
+        _seen.add(_data.decode(errors="replace"))
+    time.sleep(0.005)
+print("LEAKED:", sorted(_seen))
+print("listened")
+"""
+HELD_BACK_INPUTS = ["Lies la Datei", "I write compilers"]  # what the held-back tests hand over
+
+# Outputs nbclient takes before anything weighs them: errors, which were let past a cell's share
+# ("errors always"), and display updates, which change every output of their display id.
+ERROR_FLOOD = r"""
+_kernel = get_ipython().kernel
+_big = "E" * 1_900_000
+for _ in range(60):
+    _kernel.session.send(_kernel.iopub_socket, "error",
+                         {"ename": "Flood", "evalue": _big, "traceback": [_big]},
+                         parent=_kernel.get_parent("shell"))
+print("flooded")
+"""
+UPDATE_FLOOD = r"""
+from IPython.display import display, update_display
+for _ in range(150):
+    display({"text/plain": "small"}, raw=True, display_id="flood")
+update_display({"text/plain": "U" * 3_000_000}, raw=True, display_id="flood")
+print("updated")
+"""
+# Signed iopub messages of kinds no notebook shows: one whose kind holds a lone surrogate (which
+# a log written as strict UTF-8 cannot take), and big ones, whose kind nbclient logs in full.
+ODD_MESSAGES = r"""
+import json
+_kernel = get_ipython().kernel
+_session, _parent = _kernel.session, _kernel.get_parent("shell")
+def _send(kind_json):
+    header = ('{"msg_id": "odd", "msg_type": %s, "username": "x", "session": "%s", '
+              '"date": "2026-12-06T00:00:00Z", "version": "5.3"}'
+              % (kind_json, _session.session)).encode()
+    parts = [header, json.dumps(_parent["header"], default=str).encode(), b"{}", b"{}"]
+    _kernel.iopub_socket.send_multipart([b"kernel.odd", b"<IDS|MSG>", _session.sign(parts),
+                                         *parts])
+_send('"odd-\\ud800-kind"')
+for _ in range(20):
+    _send('"' + "k" * 3_000_000 + '"')
+print("sent odd")
+"""
+# A kernel that takes more memory than a submission's grading may have: its grading is killed,
+# it alone is not graded, and what it left is swept.
+MEMORY_HOG = r"""
+_hog = b"h" * (1_400 << 20)
+print("held", len(_hog))
+"""
+
 @dataclass
 class Attack:
     lab_tail: str = ""
@@ -660,6 +757,11 @@ ATTACKS: dict[str, Attack] = {
     "z4_finalizer_patch": Attack(lab_tail=FINALIZER_PATCH),
     "z5_hunt_the_scorer": Attack(cells=[HUNT_THE_SCORER]),
     "z6_json_rewritten": Attack(lab_tail=JSON_REWRITTEN),
+    "z7_lock_leak": Attack(lab_tail=LOCK_LEAK, cells=[LOCK_LISTEN]),
+    "z8_error_flood": Attack(cells=[ERROR_FLOOD]),
+    "z8_update_flood": Attack(cells=[UPDATE_FLOOD]),
+    "z9_odd_messages": Attack(cells=[ODD_MESSAGES]),
+    "z9_memory_hog": Attack(cells=[MEMORY_HOG]),
     "zz1_tmp_plant": Attack(lab_tail=TMP_PLANT, cells=[TMP_PLANT]),
 }
 VICTIM = "zz2_victim"          # the reference's code, graded right after zz1_tmp_plant
@@ -680,6 +782,9 @@ class Round:
     feedback_log: str
     left_over: list
     max_rss_kib: int
+    ran_out: bool        # whether the round's own memory cap killed any process of it
+    cgroups_left: list   # cgroups left inside the round's
+    grader_rss_kib: int  # the largest resident size of nbgrader's own process
     db_after: bytes
     db_later: bytes
     hashes_before: dict[str, str]
@@ -832,10 +937,25 @@ def _grades(db_url: str) -> dict[str, dict[str, tuple]]:
     return found
 
 
+# The round runs as on a grading machine whose memory is meant for grading: all of it under one
+# cap that an honest round stays well inside, each submission's grading under a smaller one.
+SUBMISSION_MEMORY = 1 << 30
+ROUND_MEMORY = 1536 << 20 if kind_here() != "rlimit" else 0
+# nbgrader's own command, saying at its end how large its own process grew
+MEASURED = ("import atexit, resource, sys\n"
+            "atexit.register(lambda: print('GRADER_MAX_RSS_KIB', resource.getrusage("
+            "resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+            "sys.argv[0] = 'nbgrader'\n"
+            "from nbgrader.apps.nbgraderapp import main\n"
+            "main()\n")
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> Round:
     folder = tmp_path_factory.mktemp("autograde-attacks")
     course, nbgrader = round_course(folder, LAB, STUDENTS)
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(f"\nc.ScoredOutside.memory_limit = {SUBMISSION_MEMORY}\n")
 
     listener = Listener()
     values = {"COURSE": str(course), "ROUND": str(folder), "MARK": MARK,
@@ -871,7 +991,8 @@ def graded(tmp_path_factory) -> Round:
         done = subprocess.run(
             ["unshare", "--mount", "--propagation", "private", sys.executable,
              str(HERE / "private_tmp.py"), *kept, "--report", str(report),
-             "--", sys.executable, "-m", "nbgrader", "autograde", LAB],
+             "--memory", str(ROUND_MEMORY), "--", sys.executable, "-c", MEASURED, "autograde",
+             LAB],
             cwd=course, env=nbgrader.environment(), capture_output=True, text=True,
             stdin=subprocess.DEVNULL, timeout=600)
         db_after = db.read_bytes()
@@ -888,10 +1009,14 @@ def graded(tmp_path_factory) -> Round:
                               cwd=course, env=nbgrader.environment(), capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=600)
     measured = json.loads(report.read_text()) if report.exists() else {
-        "left_over": [["<no report>", -1, 0]], "max_rss_kib": -1}
+        "left_over": [["<no report>", -1, 0]], "max_rss_kib": -1, "ran_out": True,
+        "cgroups_left": ["<no report>"]}
+    own = re.findall(r"^GRADER_MAX_RSS_KIB (\d+)$", done.stderr, re.M)
     return Round(folder, course, done.returncode, done.stdout + done.stderr,
                  feedback.returncode, feedback.stdout + feedback.stderr, measured["left_over"],
-                 measured["max_rss_kib"], db_after,
+                 measured["max_rss_kib"], measured["ran_out"], measured["cgroups_left"],
+                 int(own[-1]) if own else -1,
+                 db_after,
                  db_later, hashes_before, hashes_after, processes, listener.received, grades)
 
 
@@ -1048,3 +1173,52 @@ def test_no_page_runs_a_submissions_script(graded):
     assert [body for body in scripts if MARK in body] == []
     assert f"onerror=\"document.title='{MARK}-onerror'\"" not in raw
     assert not re.search(r"<img\b[^>]*\bonerror\s*=", raw, re.I)
+
+
+# -- z7: around the walls ---------------------------------------------------------------------
+
+def test_the_kernel_listened_while_the_grader_scored(graded):
+    """The listener ran to its end, so its lack of the held-back inputs means something."""
+    assert "listened" in graded.outputs("z7_lock_leak")
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_no_page_shows_what_a_held_back_test_handed_the_code(graded, student):
+    page, outputs = graded.page(student), graded.outputs(student)
+    assert [text for text in HELD_BACK_INPUTS if text in page or text in outputs] == []
+
+
+@pytest.mark.parametrize("student", ["z8_error_flood", "z8_update_flood"])
+def test_a_flood_of_errors_or_display_updates_is_weighed_and_cut(graded, student):
+    assert NOTICE.split("{")[0] in graded.outputs(student)
+    assert graded.autograded(student).stat().st_size < SIZE_CAP
+
+
+def test_messages_of_odd_kinds_are_left_out_quietly(graded):
+    """They stop nothing (the students after them are graded), and nbgrader's log neither holds
+    them nor grows with them."""
+    assert "sent odd" in graded.outputs("z9_odd_messages")
+    assert len(graded.autograde_log) < 500_000
+    assert "kkkkkkkkkk" not in graded.autograde_log
+
+
+def test_a_submission_that_runs_out_of_memory_alone_is_not_graded(graded):
+    """nbgrader keeps its cells, scoreless, waiting for a grader."""
+    assert graded.grades["z9_memory_hog"]
+    assert all(auto is None and manual for _, auto, _, manual in
+               graded.grades["z9_memory_hog"].values())
+    assert "not graded: its grading ran out of memory" in graded.autograde_log
+    assert not graded.ran_out, "the round's own memory cap was reached"
+    assert {name: grade[0] for name, grade in graded.grades[VICTIM].items()} == POINTS
+
+
+def test_the_graders_own_process_stays_small_whatever_the_submissions_send(graded):
+    """nbgrader's process holds each submission's outputs only once they are weighed and cut
+    (in a control round it grows to about 150 MB)."""
+    assert 0 < graded.grader_rss_kib < 400_000
+
+
+def test_no_memory_cgroup_of_the_round_is_left(graded):
+    """Each submission's cap goes with its grading, the killed one's too."""
+    assert graded.cgroups_left == []
+
