@@ -1,4 +1,4 @@
-"""Fixtures the test folders share."""
+"""Fixtures the test folders share, and how the suite is split among pytest-xdist's workers."""
 
 import sys
 
@@ -40,3 +40,17 @@ def class_term(tmp_path_factory):
     from tests.class_term import build_term
 
     return build_term(tmp_path_factory.mktemp("class-term"))
+
+
+# Test files that share a session fixture run on one worker, which makes it once.
+SHARED_FIXTURES = {"tests/course/test_class_report.py": "class_term",
+                   "tests/browser/test_class_report_page.py": "class_term"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Each test joins its file's xdist group (or its shared fixture's): with --dist
+    loadgroup, a worker takes a whole group, so a module fixture is made once."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(SHARED_FIXTURES.get(path, path)))

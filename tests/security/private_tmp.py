@@ -11,7 +11,9 @@ machine whose memory is meant for grading. After the command ends, FILE gets a J
 "left_over", what is left in the three folders other than the kept folders ([path, owner uid,
 size] each), "max_rss_kib", the largest resident size of any process of the command's tree
 (its own, the kernels', the scoring processes'), "ran_out", whether the memory cap killed
-any process of it, and "cgroups_left", the cgroups left inside the cap's.
+any process of it, "cgroups_left", the cgroups left inside the cap's, and "processes_left",
+the processes still in them (after `--settle` seconds): what outlived the command, whatever
+else runs on the machine.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from agentlab_magics.grading.memory_cap import MemoryCap
@@ -72,11 +75,27 @@ def _left_over(keep: list[str]) -> list[list]:
     return found
 
 
+def _processes(group: Path) -> list[str]:
+    """Every process in `group` and the cgroups below it but this one, with its command."""
+    found = []
+    for procs in group.rglob("cgroup.procs"):
+        for pid in procs.read_text().split():
+            if int(pid) == os.getpid():
+                continue
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            found.append(f"{pid} {command.decode(errors='replace')}")
+    return found
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keep", action="append", default=[])
     parser.add_argument("--report", required=True)
     parser.add_argument("--memory", type=int, default=0)
+    parser.add_argument("--settle", type=float, default=0.0)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -87,12 +106,16 @@ def main(argv: list[str]) -> int:
         assert cap.kind != "rlimit", "a memory cap for a whole round needs a memory cgroup"
         cap.admit()
     code = subprocess.run(command).returncode
+    if args.settle:
+        time.sleep(args.settle)  # a detached process would have had time to settle
     with open(args.report, "w", encoding="utf-8") as out:
         json.dump({"left_over": _left_over(keep),
                    "max_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
                    "ran_out": cap is not None and cap.ran_out(),
                    "cgroups_left": sorted(path.name for path in Path(cap.path).iterdir()
-                                          if path.is_dir()) if cap is not None else []}, out)
+                                          if path.is_dir()) if cap is not None else [],
+                   "processes_left": _processes(Path(cap.path)) if cap is not None else []},
+                  out)
     if cap is not None:  # back to where it was started, and the round's cgroup removed
         Path(cap.path).parent.joinpath("cgroup.procs").write_text(f"{os.getpid()}\n")
         cap.close()

@@ -1,10 +1,12 @@
 """One submission costs only its own grade, in `agentlab course autograde --workers 2` over
-24 submissions: two that collude across the batch's workers (one's held-back checks send what
-they are handed through a lock, the other's kernel listens), one that floods errors and
-display updates, one that sends messages of odd kinds (a lone surrogate, kinds megabytes
-long), one that hands in a file whose name is not UTF-8 (and holds an escape sequence), and one
-whose kernel takes more memory than a submission's grading may have; beside them the
-controls: references at full marks, starters at 0, the same mistake scored alike.
+24 submissions that must all be graded: two that collude across the batch's workers (one's
+held-back checks send what they are handed through a lock, the other's kernel listens), one
+that floods errors and display updates, one that sends messages of odd kinds (a lone
+surrogate, kinds megabytes long), one that hands in a file whose name is not UTF-8 (and holds
+an escape sequence), and the controls: references at full marks, starters at 0, the same
+mistake scored alike. Beside them three that cannot be graded, each refused with its sentence:
+one whose kernel takes more memory than a submission's grading may have, a submission folder
+that is a link to another student's, and one too big to read.
 
 The batch runs as a grading machine would run it: the whole command under one memory cap,
 with /tmp of its own (`private_tmp.py`), which must be empty of agentlab's folders after.
@@ -22,6 +24,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
+from agentlab_magics.grading.batch import SUBMISSION_LIMIT
 from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.sandbox import detect, readable
 from agentlab_magics.term.handed_in import hand_in, handed_in
@@ -50,9 +53,13 @@ ODD_NAME = os.fsdecode(b"caf\xe9 \x1b[31mred.txt")  # not UTF-8, and a terminal'
 LISTEN_LONGER = [LOCK_LISTEN.replace("+ 8", "+ 9")] * 3
 EXTRA = {"colluder_listen": LISTEN_LONGER, "flood": [ERROR_FLOOD, UPDATE_FLOOD],
          "odd_message": [ODD_MESSAGES], "hog": [MEMORY_HOG]}
-STUDENTS = sorted(["colluder_listen", "colluder_send", "flood", "hog", "odd_message",
-                   "odd_name", *(f"reference{n}" for n in range(1, 13)),
-                   *(f"starter{n}" for n in range(1, 4)), *(f"wrong{n}" for n in range(1, 4))])
+GRADED = sorted(["colluder_listen", "colluder_send", "flood", "odd_message", "odd_name",
+                 *(f"reference{n}" for n in range(1, 14)), *(f"starter{n}" for n in range(1, 4)),
+                 *(f"wrong{n}" for n in range(1, 4))])
+REFUSED = {"hog": "not graded: its grading ran out of memory",
+           "linked": "which is not a plain file or folder",
+           "too_big": f"more than {SUBMISSION_LIMIT >> 20} MB"}
+STUDENTS = sorted([*GRADED, *REFUSED])
 SUBMISSION_MEMORY = 1 << 30
 BATCH_MEMORY = 3 << 30
 
@@ -60,6 +67,17 @@ BATCH_MEMORY = 3 << 30
 def _persona(student: str) -> str:
     return "starter" if student == "colluder_send" else \
         student.rstrip("0123456789") if student[-1].isdigit() else "reference"
+
+
+def _refuse(course: Path) -> None:
+    """Make the linked and the too big submissions what their names say."""
+    linked = course / "submitted" / "linked" / LAB
+    for path in linked.iterdir():
+        path.unlink()
+    linked.rmdir()
+    linked.symlink_to(course / "submitted" / "reference1" / LAB)
+    with open(course / "submitted" / "too_big" / LAB / "data.bin", "wb") as big:
+        big.truncate(SUBMISSION_LIMIT + 1)  # sparse: reading it would take the memory
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +96,7 @@ def batch(tmp_path_factory) -> dict:
     for student in STUDENTS:
         hand_in(course, LAB, student, _notebook(student, released))
     (course / "submitted" / "odd_name" / LAB / ODD_NAME).write_bytes(b"notes\n")
+    _refuse(course)
     report = folder / "left-over.json"
     kept = [arg for path in [str(folder), *readable()]
             if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
@@ -112,20 +131,22 @@ def _autograded(batch: dict, student: str) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def test_every_submission_but_the_one_out_of_memory_is_graded(batch):
+def test_every_submission_that_can_be_graded_is_and_the_rest_say_why(batch):
     records = batch["records"]
     assert sorted(records) == STUDENTS, batch["out"][-3000:]
-    assert {s for s, r in records.items() if r["status"] != "graded"} == {"hog"}, \
+    assert {s for s, r in records.items() if r["status"] == "graded"} == set(GRADED), \
         batch["out"][-3000:]
-    assert records["hog"]["status"] == "failed"
-    assert "not graded: its grading ran out of memory" in records["hog"]["problem"]
-    assert batch["code"] == 1  # a submission failed: the command says so
+    for student, sentence in REFUSED.items():
+        assert records[student]["status"] == "failed"
+        assert sentence in records[student]["problem"], records[student]["problem"]
+    assert not (batch["course"] / "autograded" / "linked").exists()
+    assert batch["code"] == 1  # some submissions failed: the command says so
 
 
 def test_everyone_else_scores_as_in_a_clean_round(batch):
     records = batch["records"]
     full = records["reference1"]["max_score"]
-    scores = {s: records[s]["score"] for s in STUDENTS if s != "hog"}
+    scores = {s: records[s]["score"] for s in GRADED}
     assert {s for s, score in scores.items() if score == full} == \
         {s for s in scores if _persona(s) == "reference"}
     assert {scores[s] for s in scores if _persona(s) == "starter"} == {0}
@@ -147,7 +168,7 @@ def test_the_summary_names_the_odd_file_and_shows_it_escaped(batch):
 def test_each_log_is_kept_short_and_readable(batch):
     logs = batch["course"] / ".agentlab" / "autograde" / f"{LAB}-logs"
     sizes = {path.stem: path.stat().st_size for path in logs.glob("*.log")}
-    assert set(sizes) == set(STUDENTS)
+    assert set(sizes) == set(GRADED) | {"hog"}  # a refused submission is never run
     assert max(sizes.values()) < 300_000
     (logs / "odd_message.log").read_text(encoding="utf-8")
 

@@ -16,7 +16,6 @@ import platform
 import re
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import nbformat
 import pytest
 
 from agentlab_magics.course import find_lab
+from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.sandbox import (
     FIRST_UID,
     UIDS,
@@ -168,30 +168,21 @@ class Round:
 
 
 def host_state() -> dict:
-    """What a run could leave on the host: the shared folders' entries, SysV objects, and the
-    processes of a grading user or of the probe's mark."""
-    def entries(folder: str) -> list[str]:
-        return sorted(str(path) for path in Path(folder).rglob("*")) if os.path.isdir(
-            folder) else []
-
-    processes = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            uid = os.stat(f"/proc/{pid}").st_uid
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if FIRST_UID <= uid < FIRST_UID + UIDS or "600.5e1f" in command:
-            processes.append(f"{pid} {uid} {command}")
+    """What a run could leave on the host that the round's own namespace does not keep apart:
+    /run's entries (but a round harness's staging folders) and the SysV objects."""
+    run = sorted(str(path) for path in Path("/run").rglob("*")
+                 if not path.relative_to("/run").parts[0].startswith("agentlab-redteam-keep-"))
     ipcs = subprocess.run(["ipcs"], capture_output=True, text=True).stdout
-    return {"/run": entries("/run"), "/var/tmp": entries("/var/tmp"),
-            "/dev/shm": entries("/dev/shm"), "ipcs": ipcs, "processes": processes}
+    return {"/run": run, "ipcs": ipcs}
 
 
 @pytest.fixture(scope="module")
 def probed(tmp_path_factory) -> Round:
-    if os.geteuid() != 0 or detect() != "root":
-        pytest.skip("the strongest sandbox needs root and bubblewrap")
+    """The round runs as the attack rounds do (private_tmp.py): its /tmp, /var/tmp and
+    /dev/shm its own and its processes in a memory cgroup of its own, so what it leaves
+    there, and the processes that outlive it, are the round's alone, whatever else runs."""
+    if os.geteuid() != 0 or detect() != "root" or kind_here() == "rlimit":
+        pytest.skip("the strongest sandbox needs root, bubblewrap and a memory cgroup")
     folder = tmp_path_factory.mktemp("sandbox-round")
     course, nbgrader = round_course(folder, LAB, list(STUDENTS))
     released = nbformat.read(course / "release" / LAB / f"{LAB}.ipynb", as_version=4)
@@ -206,9 +197,19 @@ def probed(tmp_path_factory) -> Round:
         where.mkdir(parents=True)
         nbformat.write(notebook, where / f"{LAB}.ipynb")
     before = host_state()
-    nbgrader.run("autograde", LAB, cwd=course)
-    time.sleep(2.0)  # a detached process would have had time to settle
-    after = host_state()
+    report = folder / "left-over.json"
+    kept = [arg for path in [str(folder), *readable(), *instructor_paths()]
+            if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
+    subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable,
+                    str(ROOT / "tests" / "security" / "private_tmp.py"), *kept, "--report",
+                    str(report), "--memory", str(3 << 30), "--settle", "2", "--",
+                    sys.executable, "-m", "nbgrader", "autograde", LAB],
+                   cwd=course, env=nbgrader.environment(), check=True, capture_output=True,
+                   stdin=subprocess.DEVNULL, timeout=600)
+    measured = json.loads(report.read_text(encoding="utf-8"))
+    after = {**host_state(), "left_over": measured["left_over"],
+             "processes": measured["processes_left"]}
+    before.update(left_over=[], processes=[])
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
@@ -268,8 +269,9 @@ def test_a_million_files_or_a_full_disk_stop_with_a_sentence_and_the_next_is_gra
 
 
 def test_nothing_outlives_a_round_of_hostile_submissions(probed):
-    """The host's /run, /var/tmp, /dev/shm, SysV objects and grading users' processes are
-    the same before and after the round, though the probe made some of each inside."""
+    """The host's /run and SysV objects are the same before and after the round, and nothing
+    is left in its /tmp, /var/tmp or /dev/shm, nor any process of it running, though the
+    probe made some of each inside."""
     found = probed.probe()
     assert found["segment"] >= 0 and found["queue"] >= 0  # made, in the run's own namespace
     assert probed.after == probed.before
