@@ -3,7 +3,7 @@ its calls back, and keep to the time a test has.
 
 The judge never runs the student's code. A test calls the student's functions through
 `StudentCode` (the `harness` fixture); each call goes to the student process as data and
-comes back as data (`wire`), an exception described as data, or what the code printed.
+comes back as data (`protocol`), an exception described as data, or what the code printed.
 Whatever the test hands over that is not data (a scripted model, a workspace, a tool's
 function, a listener) stays here and crosses as a handle: the student process gets an object
 whose methods ask this side, so the judge's objects, and the records they keep, stay the
@@ -12,8 +12,8 @@ and go back into the very lists and dicts the test holds. What comes back that i
 stands here as a named stranger (`Foreign`), or, when it can be called, as a `Remote` whose
 calls run in the student process.
 
-Everything the student process sends is bounded (`wire` caps a frame's bytes and a value's
-depth; `CROSSING_CAP` the calls back one test may make) and validated (`protocol`); a process
+Everything the student process sends is bounded (`protocol.caps`: a frame's bytes, a value's
+depth, the calls back one test may make) and validated (`protocol.messages`); a process
 that breaks the protocol, dies, or outlives the test's time fails the test with a sentence
 (`Stopped`) and is killed, and the next test gets a fresh one. Before a process that ran out
 of time is killed, the judge asks it (SIGUSR1, sent to the pid it has on this machine, which a
@@ -41,10 +41,27 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentlab_magics.checking import protocol
 from agentlab_magics.checking.clock import Clock
 from agentlab_magics.checking.process_tree import host_pid
-from agentlab_magics.checking.protocol import (
+from agentlab_magics.checking.protocol import VERSION, messages
+from agentlab_magics.checking.protocol.caps import (
+    CLOSE_LIMIT,
+    CROSSING_CAP,
+    LINE_LIMIT,
+    SEND_LIMIT,
+    START_LIMIT,
+    STRANGERS_CAP,
+)
+from agentlab_magics.checking.protocol.described import described
+from agentlab_magics.checking.protocol.frames import (
+    PeerGone,
+    Reader,
+    WireError,
+    frame_of,
+    write_frame,
+)
+from agentlab_magics.checking.protocol.frames import TimedOut as FrameLate
+from agentlab_magics.checking.protocol.messages import (
     FROM_STUDENT,
     Ask,
     Cap,
@@ -56,34 +73,18 @@ from agentlab_magics.checking.protocol import (
     Spun,
     Value,
 )
+from agentlab_magics.checking.protocol.printed import Printed
+from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
 from agentlab_magics.checking.student import NotWrittenYet
-from agentlab_magics.checking.wire import (
-    VERSION,
-    Inbound,
-    Outbound,
-    PeerGone,
-    Reader,
-    WireError,
-    frame_of,
-    type_name,
-    write_frame,
-)
-from agentlab_magics.checking.wire import TimedOut as FrameLate
 from agentlab_magics.lab.caps import CapReached
 from agentlab_magics.lab.crossing import made, parts
 from agentlab_magics.lab.steps import Step
 
 STUDENT_MODULE = "agentlab_magics.checking.student_process"
-START_LIMIT = 60.0        # seconds a student process may take to say hello (a sandbox's start)
-SEND_LIMIT = 5.0          # seconds a message waits for room in the pipe when no test runs
-CLOSE_LIMIT = 0.5         # seconds a student process has to end on its own (its atexit)
-LINE_LIMIT = 0.5          # seconds a student process out of time has to say its line
 # A student process's environment beyond its judge's: two malloc arenas, not one a thread
 # (each reserves 64 MB of the address space its memory cap counts)
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
-OUTPUT_CAP = 4_000        # characters of printed output kept for one test
-CROSSING_CAP = 20_000     # calls back into the judge one test may make
-RESET_FRAME = frame_of(protocol.RESET)
+RESET_FRAME = frame_of(messages.RESET)
 SAFE_BUILTINS = frozenset(
     name for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, Exception)
@@ -181,9 +182,6 @@ class Remote:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of the student's code>"
-
-
-STRANGERS_CAP = 1_000     # classes made for one student process's class names, at most
 
 
 class Strangers:
@@ -337,9 +335,9 @@ class Outgoing(Outbound):
                                                                         None)
         if type(ident) is int:
             return {"$o": ident}
-        described = parts(value)
-        if described is not None:
-            return {"$v": described[0], "f": self.encode(described[1])}
+        made_of = parts(value)
+        if made_of is not None:
+            return {"$v": made_of[0], "f": self.encode(made_of[1])}
         methods, attributes = public(value)
         return {"$h": self.process.lend(value), "t": type_name(value), "c": callable(value),
                 "m": methods, "a": attributes}
@@ -427,8 +425,7 @@ class StudentProcess:
         self.scopes: list[Scope] = []  # per call running there, what it handed over
         self.coming: dict[int, Any] = {}  # what the message being read writes back, by ref
         self.named = 0  # the references the message being read made
-        self.printed: list[str] = []
-        self.printed_size = self.printed_dropped = 0
+        self.printed = Printed()
         self.crossings = 0
 
     # -- starting ---------------------------------------------------------------------------
@@ -506,9 +503,7 @@ class StudentProcess:
         """The test is over: what the code printed during it; the student process forgets the
         test's objects, told so with the next message (a process that still had the turn is
         killed)."""
-        printed = "".join(self.printed)
-        if self.printed_dropped:
-            printed += f"\n… ({self.printed_dropped:,} more characters of output left out)"
+        printed = self.printed.take()
         if self.alive and self.scopes:
             self.kill()
         self.held = RESET_FRAME  # it goes with the next message (`send`): one wake, not two
@@ -522,7 +517,7 @@ class StudentProcess:
         called. Raises what the code raised while it loaded (`crossed`), or Stopped."""
         self.clock = Clock(self.pid, seconds, self.speaker)
         try:
-            said = self.converse(protocol.load(source, filename, module, names, path),
+            said = self.converse(messages.load(source, filename, module, names, path),
                                  expect=Loaded)
         finally:
             self.clock = None
@@ -542,7 +537,7 @@ class StudentProcess:
             finally:
                 self.outgoing.naming = False
             named_twice = len({id(container) for container in self.refs.values()}) < len(self.refs)
-            message = protocol.call(target, *encoded, method, whole=named_twice)
+            message = messages.call(target, *encoded, method, whole=named_twice)
             return self.converse(message, expect=Value).v
         finally:
             for ref in self.scopes.pop().refs:
@@ -589,9 +584,9 @@ class StudentProcess:
             result = (self._ask(target, said) if isinstance(said, Ask)
                       else self._read(target, said.n))
         except Exception as exc:
-            self.send(protocol.raised(described(exc)))
+            self.send(messages.raised(described(exc)))
             return
-        self.send(protocol.value(self.outgoing.encode(result)))
+        self.send(messages.value(self.outgoing.encode(result)))
 
     @staticmethod
     def _ask(target: Any, said: Ask) -> Any:
@@ -663,7 +658,7 @@ class StudentProcess:
             raise self.broken(Unreadable(
                 "The process that runs your code sent a value that holds itself, or one list "
                 "or dict in two places: only plain data crosses.")) from None
-        self.keep_printed(said.out)
+        self.printed.keep(said.out)
         if self.on_message is not None:
             self.on_message()
         return said
@@ -728,12 +723,6 @@ class StudentProcess:
         except OSError:
             return False
         return True
-
-    def keep_printed(self, text: str) -> None:
-        room = max(OUTPUT_CAP - self.printed_size, 0)
-        self.printed.append(text[:room])
-        self.printed_size += min(len(text), room)
-        self.printed_dropped += max(len(text) - room, 0)
 
     # -- the tables of what crossed ---------------------------------------------------------
 
@@ -931,13 +920,6 @@ def _ending(status: int) -> str:
         except ValueError:
             return f"it was stopped by signal {number}"
     return f"it exited with code {os.waitstatus_to_exitcode(status)}"
-
-
-def described(exc: BaseException) -> dict:
-    """One of the judge's exceptions, as the student process rebuilds it."""
-    args = [arg for arg in exc.args if type(arg) in (str, int, float, bool) or arg is None]
-    return {"type": type_name(exc), "module": str(type(exc).__module__), "args": args,
-            "text": str(exc)[:2_000]}
 
 
 class StudentCode:

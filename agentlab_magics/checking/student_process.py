@@ -2,36 +2,21 @@
 
 It runs the student's code and nothing of the judge: no test, expected value, held-back test
 or script is ever sent here, and everything in this process is the student's to do with as
-they like. It speaks the protocol of `wire` on its standard input and output (taken over at
-start, so what the code prints or writes to descriptors 0-2 never reaches the pipe):
-
-    judge -> here   {"k": "load", "source", "filename", "module", "names", "path"}
-                    {"k": "call", "f": a name of the module or {"$c": id}, "a": [...], "kw": {...}}
-                    {"k": "reset"}: forget the objects of the test that ended (no answer)
-                    {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call of ours
-    here -> judge   {"k": "hello", "version", "pid"} once, first
-                    {"k": "loaded", "names": {name: callable}} / {"k": "value", "v"} /
-                    {"k": "raised", "e"}: the answer to the judge's load or call
-                    {"k": "call", "h", "m", "a", "kw"} / {"k": "get", "h", "n"}: the code used a
-                    handle (an object of the judge's), and waits for the answer
-                    {"k": "cap", "length", "edges"}: a list the judge handed over grew past
-                    RECORD_CAP; this process then exits
-                    {"k": "spun", "line"}: on SIGUSR1 (the judge's question, when a test's
-                    time runs out), the line of the student's file the code is running
-Every message from here also carries "out" (what the code printed since the last one, cut)
-and "sync" (each list or dict the judge handed to a call still running, as it is now), so
-the judge's own lists follow what the code appends to them: {"$r": ref} when the judge holds
-it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n items it holds as
-they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks "whole" (it named
-one list twice) has every sync whole while it runs. An awaitable the code returns is run to
-its end here.
+they like. It speaks the protocol (`protocol.messages` lists the conversation) on its standard
+input and output, taken over at start, so what the code prints or writes to descriptors 0-2
+never reaches the pipe. Every message from here carries what the code printed since the last
+one, capped (`protocol.printed`), and each list or dict the judge handed to a call still
+running ("sync"), so the judge's own lists follow what the code appends to them: {"$r": ref}
+when the judge holds it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n
+items it holds as they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks
+"whole" (it named one list twice) has every sync whole while it runs. An awaitable the code
+returns is run to its end here.
 """
 
 from __future__ import annotations
 
 import builtins
 import io
-import math
 import os
 import resource
 import signal
@@ -41,47 +26,37 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agentlab_magics.checking.protocol import VERSION
+from agentlab_magics.checking.protocol.caps import MEMORY_CAP, PROBE_EVERY, RECORD_EDGE
+from agentlab_magics.checking.protocol.described import BUILTIN_NAMES, described
+from agentlab_magics.checking.protocol.frames import Reader, write_frame
+from agentlab_magics.checking.protocol.printed import Printed
+from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
 from agentlab_magics.checking.student import course_imports
 from agentlab_magics.checking.unchanged import Prints
-from agentlab_magics.checking.wire import VERSION, Inbound, Outbound, Reader, type_name, write_frame
 from agentlab_magics.lab.caps import RECORD_CAP
 
-MEMORY_CAP = 1 << 30       # bytes of address space the code may add to what the process had
-OUTPUT_CAP = 4_000         # characters of printed output kept between two messages
-TEXT_CAP = 2_000           # characters of an exception's text
-RECORD_EDGE = 25           # items kept at each end of a list that grew past RECORD_CAP
-PROBE_EVERY = 0.02         # seconds of CPU time between two looks at the lists handed over
 PR_SET_PDEATHSIG = 1
-BUILTIN_NAMES = frozenset(name for name, value in vars(builtins).items()
-                          if isinstance(value, type))
 
 
 class CappedText(io.TextIOBase):
-    """sys.stdout and sys.stderr while the code runs: the first OUTPUT_CAP characters since the
-    last message, and a count of the rest."""
+    """sys.stdout and sys.stderr while the code runs: what it printed since the last message,
+    capped (`protocol.printed`)."""
 
     encoding = "utf-8"
 
     def __init__(self) -> None:
         super().__init__()
-        self.parts: list[str] = []
-        self.size = self.dropped = 0
+        self.printed = Printed()
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        room = max(OUTPUT_CAP - self.size, 0)
-        self.parts.append(text[:room])
-        self.size += min(len(text), room)
-        self.dropped += max(len(text) - room, 0)
+        self.printed.keep(text)
         return len(text)
 
     def take(self) -> str:
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n… ({self.dropped:,} more characters of output left out)"
-        self.parts, self.size, self.dropped = [], 0, 0
-        return text
+        return self.printed.take()
 
 
 class Call:
@@ -187,9 +162,9 @@ class Outgoing(Outbound):
         if number is not None:
             return {"$h": number}
         self.strangers += 1
-        described = parts(value)
-        if described is not None:
-            name, arguments = described
+        made_of = parts(value)
+        if made_of is not None:
+            name, arguments = made_of
             return {"$v": name, "f": self.encode(arguments)}
         base = _plain_base(value)
         if base is not None:
@@ -343,7 +318,7 @@ class Server:
             module = load(message["source"], self.filename, message["module"],
                           message.get("path", []))
         except BaseException as exc:
-            return {"k": "raised", "e": self.described(exc)}
+            return {"k": "raised", "e": described(exc, self.filename)}
         self.module = module
         names = vars(module)
         found = [name for name in message["names"] if name in names]
@@ -359,7 +334,7 @@ class Server:
                 function = getattr(function, message["m"])
             return {"k": "value", "v": settled(function(*message["a"], **message["kw"]))}
         except BaseException as exc:
-            return {"k": "raised", "e": self.described(exc)}
+            return {"k": "raised", "e": described(exc, self.filename)}
 
     def reply(self, reply: dict) -> None:
         """Send the answer to a load or a call; a value that cannot be encoded is answered by
@@ -369,7 +344,7 @@ class Server:
         try:
             self.send({"k": "value"}, v=reply["v"])
         except BaseException as exc:
-            self.send({"k": "raised", "e": self.described(exc)})
+            self.send({"k": "raised", "e": described(exc, self.filename)})
 
     def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
         """Call `method` of the judge's object `handle` stands for; serve the judge's own calls
@@ -412,21 +387,6 @@ class Server:
             self.handles[ident] = kind(ident)
         return self.handles[ident]
 
-    def described(self, exc: BaseException) -> dict:
-        """An exception as data: its class, the builtin classes it is one of, its arguments
-        (plain data as they are, the rest by type), its text, and the lines of the student's
-        file it went through (the deepest last)."""
-        kind = type(exc)
-        try:
-            text = str(exc)
-        except BaseException:
-            text = ""
-        return {"type": type_name(exc), "module": str(getattr(kind, "__module__", "")),
-                "bases": [base.__name__ for base in kind.__mro__
-                          if base.__module__ == "builtins" and base.__name__ in BUILTIN_NAMES],
-                "args": [arg if _scalar(arg) else f"<{type_name(arg)}>" for arg in _args(exc)],
-                "text": text[:TEXT_CAP], "lines": student_lines(exc, self.filename)}
-
     # -- the record's cap ------------------------------------------------------------------
 
     def probe(self, *_: Any) -> None:
@@ -459,19 +419,6 @@ class Server:
 
 
 SERVER: Server  # the one server of this process
-
-
-def _scalar(value: Any) -> bool:
-    """Whether `value` goes into a frame as it is: a str, bool, None, finite float, short int."""
-    kind = type(value)
-    return (kind is str or kind is bool or value is None
-            or (kind is int and value.bit_length() < 64)
-            or (kind is float and math.isfinite(value)))
-
-
-def _args(exc: BaseException) -> tuple:
-    args = BaseException.__dict__["args"].__get__(exc)
-    return args if type(args) is tuple else ()
 
 
 def made_elsewhere(value: Any, module: types.ModuleType) -> str | None:
@@ -513,16 +460,6 @@ def _where(value: Any) -> str:
     if isinstance(code, types.CodeType):
         return f"{name}, from {code.co_filename}"[:160]
     return name[:160]
-
-
-def student_lines(exc: BaseException, filename: str) -> list[int]:
-    """The line numbers of `filename` the traceback of `exc` went through, outermost first."""
-    lines, tb = [], exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            lines.append(tb.tb_lineno)
-        tb = tb.tb_next
-    return lines[-20:]
 
 
 def running_line(frames: list[types.FrameType | None], filename: str) -> int | None:
