@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import run
-from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.runner import Recorder, lab_tests
 from agentlab_magics.checking.spares import local_spares

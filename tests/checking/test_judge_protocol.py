@@ -13,11 +13,12 @@ import time
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking.judge import (
-    Ended, Foreign, OutOfTime, Remote, StudentProcess, Unreadable, crossing_of)
+from agentlab_magics.checking.bridge import Foreign, Remote, crossing_of
+from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol import frames
 from agentlab_magics.checking.protocol.caps import CROSSING_CAP, FRAME_CAP
 from agentlab_magics.checking.runner import run
+from agentlab_magics.checking.stopped import Ended, OutOfTime, Unreadable
 from agentlab_magics.course import find_lab
 
 FAKE = '''
@@ -542,7 +543,7 @@ def test_the_classes_made_for_a_students_names_are_the_checks_own():
     crowded.begin(30.0)
     made = crowded.call("many", (), {})
     crowded.kill()
-    assert len(crowded.strangers.made) <= 1_000 and len(made) == 3000
+    assert len(crowded.bridge.strangers.made) <= 1_000 and len(made) == 3000
     fresh = StudentProcess.local()
     fresh.load("class CheckFailed(AssertionError):\n    pass\n\ndef fail():\n"
                "    raise CheckFailed('no')\n", "<f>", "f", ["fail"], [], 10.0)
@@ -565,7 +566,7 @@ def test_a_student_process_dies_with_its_judge():
 
     judge = subprocess.Popen([sys.executable, "-c", (
         "import sys, time\n"
-        "from agentlab_magics.checking.judge import StudentProcess\n"
+        "from agentlab_magics.checking.process import StudentProcess\n"
         "process = StudentProcess.local()\n"
         "process.load('def spin():\\n    while True:\\n        pass\\n', '<s>', 's', ['spin'],"
         " [], 10.0)\n"

@@ -14,7 +14,7 @@ import pytest
 
 from agentlab_magics import lab
 from agentlab_magics.checking import run
-from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.checking.student import load
 from agentlab_magics.checking.student_process import MEMORY_CAP

@@ -1,5 +1,5 @@
 """An exception as data, the one way it crosses either way: the student's to the judge (which
-checks it against `messages.Crossed` and makes it an exception there, `judge.Strangers`), and
+checks it against `messages.Crossed` and makes it an exception there, `bridge.Strangers`), and
 a judge object's to the student process (made an exception again by `student_process.rebuilt`).
 Part of both processes: it needs only the standard library.
 """
