@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT, CheckReport, TestOutcome, run
-from agentlab_magics.checking.student import (
+from agentlab_magics.checking.cell_source import (
     CodeProblem,
     as_in_the_cell,
     course_imports,

@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import run
-from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.cell_source import NotWrittenYet, load
 from agentlab_magics.checking.one_cpu import join, judge_here
+from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.runner import Recorder, lab_tests
 from agentlab_magics.checking.spares import local_spares
-from agentlab_magics.checking.student import NotWrittenYet, load
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.notebook import processes_per_check
 

@@ -1,7 +1,7 @@
 """Run a lab's tests against student code and report each in one sentence.
 
 Importing this package loads nothing else: the student process imports its own modules
-(`student_process`, the protocol's but `protocol.messages`) without the judge's (pydantic
+(`student_side`, the protocol's but `protocol.messages`) without the judge's (pydantic
 among them)."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentlab_magics.checking.student import not_written
+from agentlab_magics.checking.cell_source import not_written
 
 if TYPE_CHECKING:
     from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome

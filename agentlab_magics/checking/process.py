@@ -66,7 +66,7 @@ from agentlab_magics.checking.protocol.printed import Printed
 from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped, Unreadable
 from agentlab_magics.lab.caps import CapReached, record_too_long
 
-STUDENT_MODULE = "agentlab_magics.checking.student_process"
+STUDENT_MODULE = "agentlab_magics.checking.student_side"
 # A student process's environment beyond its judge's: two malloc arenas, not one a thread
 # (each reserves 64 MB of the address space its memory cap counts)
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
@@ -141,7 +141,7 @@ class StudentProcess:
     def forked(cls, module: Any, filename: str) -> StudentProcess:
         """A fork of this process serving `module` (the names a notebook already has): for a
         check of code that exists only in this process."""
-        from agentlab_magics.checking import student_process
+        from agentlab_magics.checking import student_side
 
         theirs_read, ours_write = os.pipe()
         ours_read, theirs_write = os.pipe()
@@ -152,7 +152,7 @@ class StudentProcess:
                 os.setpgid(0, 0)
                 os.close(ours_read)
                 os.close(ours_write)
-                student_process.run(theirs_read, theirs_write, module, filename)
+                student_side.run(theirs_read, theirs_write, module, filename)
             finally:
                 os._exit(0)
         os.close(theirs_read)

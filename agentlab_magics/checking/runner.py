@@ -37,15 +37,7 @@ from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT
 from agentlab_magics.checking.bridge import crossing_of
-from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
-from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
-from agentlab_magics.checking.one_cpu import join, judge_here
-from agentlab_magics.checking.parting import parting, reference_run
-from agentlab_magics.checking.process import StudentProcess
-from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
-from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
-from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped
-from agentlab_magics.checking.student import (
+from agentlab_magics.checking.cell_source import (
     CodeProblem,
     NotWrittenYet,
     at_line,
@@ -54,6 +46,14 @@ from agentlab_magics.checking.student import (
     source_line,
     syntax_sentence,
 )
+from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
+from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
+from agentlab_magics.checking.one_cpu import join, judge_here
+from agentlab_magics.checking.parting import parting, reference_run
+from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
+from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
+from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped
 from agentlab_magics.checking.student_code import StudentCode
 from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentlab_magics.checking.bridge import Remote
+from agentlab_magics.checking.cell_source import NotWrittenYet
 from agentlab_magics.checking.process import StudentProcess
-from agentlab_magics.checking.student import NotWrittenYet
 
 
 class StudentCode:

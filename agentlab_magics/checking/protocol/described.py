@@ -1,13 +1,14 @@
-"""An exception as data, the one way it crosses either way: the student's to the judge (which
-checks it against `messages.Crossed` and makes it an exception there, `bridge.Strangers`), and
-a judge object's to the student process (made an exception again by `student_process.rebuilt`).
-Part of both processes: it needs only the standard library.
+"""An exception as data, described the one way whichever side raised it: the student's for
+the judge (which checks it against `messages.Crossed` and makes it an exception there,
+`bridge.Strangers`), and a judge object's for the student process, which makes it an exception
+again (`rebuilt`). Part of both processes: it needs only the standard library.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
+import sys
 from typing import Any
 
 from agentlab_magics.checking.protocol.caps import EXCEPTION_TEXT_CAP
@@ -56,3 +57,22 @@ def student_lines(exc: BaseException, filename: str) -> list[int]:
             lines.append(tb.tb_lineno)
         tb = tb.tb_next
     return lines[-20:]
+
+
+def rebuilt(description: dict) -> BaseException:
+    """The judge's exception, as an exception in the student process: the builtin class of
+    that name, a class of the lab's runtime, or else an Exception subclass named as it is, with
+    its arguments."""
+    name, args = str(description.get("type", "Exception")), tuple(description.get("args", ()))
+    module = str(description.get("module", ""))
+    kind: Any = None
+    if module == "builtins" and name in BUILTIN_NAMES:
+        kind = getattr(builtins, name)
+    elif module.startswith(("agentlab_magics.lab", "agentlab_magics.bounded")):
+        kind = getattr(sys.modules.get(module), name, None)
+    if not (isinstance(kind, type) and issubclass(kind, Exception)):
+        kind = type(name, (Exception,), {"__module__": module or "agentlab.judge"})
+    try:
+        return kind(*args)
+    except Exception:
+        return type(name, (Exception,), {})(*args)

@@ -20,7 +20,7 @@ functions here, and what a student process may say, checked here before anything
 
 Every message from a student process also carries "out" (what the code printed since its last
 message, capped: `printed`) and "sync" (each list or dict the judge handed to a call still
-running, as it is now: `student_process`, `unchanged`). A student process is the student's, so
+running, as it is now: `student_side`, `unchanged`). A student process is the student's, so
 each of its messages is validated here (strict types, no other fields); its values were already
 made, as data or as stand-ins, by the judge's `Inbound` while the frame was read. The judge
 imports this module; the student process does not (it needs pydantic).
@@ -146,7 +146,7 @@ def value(tree: Any) -> dict:
 
 
 def raised(description: dict) -> dict:
-    """The answer to the student's call: what it raised (`student_process.rebuilt`)."""
+    """The answer to the student's call: what it raised (`described.rebuilt`)."""
     return {"k": "raised", "e": description}
 
 

@@ -1,4 +1,4 @@
-"""The student process: `python -m agentlab_magics.checking.student_process`.
+"""The student process's own side: `python -P -m agentlab_magics.checking.student_side`.
 
 It runs the student's code and nothing of the judge: no test, expected value, held-back test
 or script is ever sent here, and everything in this process is the student's to do with as
@@ -10,15 +10,14 @@ running ("sync"), so the judge's own lists follow what the code appends to them:
 when the judge holds it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n
 items it holds as they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks
 "whole" (it named one list twice) has every sync whole while it runs. An awaitable the code
-returns is run to its end here.
+returns is run to its end here. Before it says hello it sets itself apart (`apart`); a name
+the lab asks for is told to the judge when it is not code of the file (`own_code`).
 """
 
 from __future__ import annotations
 
-import builtins
 import io
 import os
-import resource
 import signal
 import sys
 import threading
@@ -26,17 +25,17 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agentlab_magics.checking.apart import die_with_the_judge, set_apart
+from agentlab_magics.checking.cell_source import course_imports
+from agentlab_magics.checking.own_code import made_elsewhere, running_line
 from agentlab_magics.checking.protocol import VERSION
-from agentlab_magics.checking.protocol.caps import MEMORY_CAP, PROBE_EVERY, RECORD_EDGE
-from agentlab_magics.checking.protocol.described import BUILTIN_NAMES, described
+from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
+from agentlab_magics.checking.protocol.described import described, rebuilt
 from agentlab_magics.checking.protocol.frames import Reader, write_frame
 from agentlab_magics.checking.protocol.printed import Printed
 from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
-from agentlab_magics.checking.student import course_imports
 from agentlab_magics.checking.unchanged import Prints
 from agentlab_magics.lab.caps import RECORD_CAP
-
-PR_SET_PDEATHSIG = 1
 
 
 class CappedText(io.TextIOBase):
@@ -421,76 +420,6 @@ class Server:
 SERVER: Server  # the one server of this process
 
 
-def made_elsewhere(value: Any, module: types.ModuleType) -> str | None:
-    """Where `value` was written, when that is not `module`'s own source (a function of the
-    course's, a builtin); None for code of the module's file: a function, a method, a class,
-    or one of those wrapped (functools.wraps, partial, lru_cache)."""
-    filename = module.__file__
-    for _ in range(20):
-        if isinstance(value, type):
-            return None if value.__module__ == module.__name__ else _where(value)
-        code = getattr(value, "__code__", None)
-        if isinstance(code, types.CodeType):
-            return None if code.co_filename == filename else _where(value)
-        inner = (getattr(value, "__wrapped__", None) or getattr(value, "__func__", None)
-                 or getattr(value, "func", None) or _own_call(value))
-        if inner is None:
-            return _where(value)
-        value = inner
-    return _where(value)
-
-
-def _own_call(value: Any) -> Any:
-    """The __call__ a callable object's class defines, if its class was written in Python."""
-    for klass in type(value).__mro__:
-        found = vars(klass).get("__call__")
-        if isinstance(getattr(found, "__code__", None), types.CodeType):
-            return found
-    return None
-
-
-def _where(value: Any) -> str:
-    """Where `value` comes from, for a sentence: its module and name, or the file its code
-    was compiled from."""
-    name = str(getattr(value, "__qualname__", None) or type_name(value))
-    module = getattr(value, "__module__", None)
-    code = getattr(value, "__code__", None)
-    if isinstance(module, str) and module not in ("builtins", "__main__"):
-        return f"{module}.{name}"[:160]
-    if isinstance(code, types.CodeType):
-        return f"{name}, from {code.co_filename}"[:160]
-    return name[:160]
-
-
-def running_line(frames: list[types.FrameType | None], filename: str) -> int | None:
-    """The line of `filename` the innermost of its frames in the first of these stacks that
-    holds one is running."""
-    for frame in frames:
-        while frame is not None:
-            if frame.f_code.co_filename == filename:
-                return frame.f_lineno
-            frame = frame.f_back
-    return None
-
-
-def rebuilt(description: dict) -> BaseException:
-    """The judge's exception, as an exception here: the builtin class of that name, a class of
-    the lab's runtime, or else an Exception subclass named as it is, with its arguments."""
-    name, args = str(description.get("type", "Exception")), tuple(description.get("args", ()))
-    module = str(description.get("module", ""))
-    kind: Any = None
-    if module == "builtins" and name in BUILTIN_NAMES:
-        kind = getattr(builtins, name)
-    elif module.startswith(("agentlab_magics.lab", "agentlab_magics.bounded")):
-        kind = getattr(sys.modules.get(module), name, None)
-    if not (isinstance(kind, type) and issubclass(kind, Exception)):
-        kind = type(name, (Exception,), {"__module__": module or "agentlab.judge"})
-    try:
-        return kind(*args)
-    except Exception:
-        return type(name, (Exception,), {})(*args)
-
-
 def settled(value: Any) -> Any:
     """`value`, or its result when it is awaitable, even inside an event loop that runs.
     asyncio is imported only here, for the code that needs it."""
@@ -521,49 +450,6 @@ def load(source: str, filename: str, name: str, path: list[str]) -> types.Module
     code = compile(source, filename, "exec", dont_inherit=True)
     exec(code, module.__dict__)
     return module
-
-
-def set_apart(read_fd: int, write_fd: int) -> tuple[int, int]:
-    """Take the pipe off descriptors 0 and 1 (which, with 2, now lead nowhere), send printing
-    to the capped text, cap the memory; the pipe's new descriptors."""
-    private = os.dup(read_fd), os.dup(write_fd)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    for fd in private:
-        os.set_inheritable(fd, False)
-    _cap_memory()
-    return private
-
-
-def _cap_memory() -> None:
-    try:
-        with open("/proc/self/statm") as statm:
-            size = os.sysconf("SC_PAGE_SIZE") * int(statm.read().split()[0])
-    except OSError:  # no /proc where the sandbox hides it: the peak resident size
-        size = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    wanted = size + MEMORY_CAP
-    if hard != resource.RLIM_INFINITY:
-        wanted = min(wanted, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
-    except (ValueError, OSError):
-        pass
-
-
-def die_with_the_judge() -> None:
-    """Be killed when the thread that started this process ends (the judge's), so no student
-    process outlives its judge, even one busy in a loop that never reads its pipe."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    parent = os.getppid()
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the judge was gone already
-        os._exit(0)
 
 
 def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
