@@ -6,6 +6,7 @@ student process: it needs only the standard library.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import signal
@@ -51,8 +52,6 @@ def die_with_the_judge() -> None:
     process outlives its judge, even one busy in a loop that never reads its pipe."""
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
-
     parent = os.getppid()
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the judge was gone already

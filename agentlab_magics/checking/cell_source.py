@@ -16,6 +16,9 @@ import tokenize
 import types
 from pathlib import Path
 
+from agentlab_magics import lab
+from agentlab_magics.reference import loops
+
 
 class NotWrittenYet(BaseException):
     """A test needed a name the student has not written yet. Not an AssertionError, nor any
@@ -38,9 +41,6 @@ class CodeProblem(Exception):
 
 def course_imports() -> None:
     """Let student code say `import lab` and `import loops`, as the course pages do."""
-    from agentlab_magics import lab
-    from agentlab_magics.reference import loops
-
     sys.modules.setdefault("lab", lab)
     sys.modules.setdefault("loops", loops)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.cell_source import not_written
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for types only: report.py imports this module
     from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 
 CALL_ID = re.compile(r"\bc\d+\b")

@@ -9,6 +9,9 @@ from typing import Any
 
 from agentlab_magics.checking.protocol.caps import RECORD_EDGE
 from agentlab_magics.checking.report import CheckReport, SentRequest
+from agentlab_magics.lab.model import ScriptedModel
+from agentlab_magics.lab.rules import validate
+from agentlab_magics.lab.views import shape
 
 TEXT_CAP = 2_000          # characters of one message or string in a report
 REQUESTS_KEPT = 12        # requests a test's model was sent that a report lists (the last ones)
@@ -59,8 +62,6 @@ def whole_complaints(messages: list) -> list[str]:
     """What a strict provider would say of the whole record, cut to what its kept ends can
     show: the first complaint (the verdict's) and those about the first and last RECORD_EDGE
     messages, each capped. A record is judged whole, never as the shorter list kept of it."""
-    from agentlab_magics.lab.rules import validate
-
     said = validate(messages)
     last = len(messages) - RECORD_EDGE
     kept = [text for text in said
@@ -71,9 +72,6 @@ def whole_complaints(messages: list) -> list[str]:
 def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:
     """The last REQUESTS_KEPT requests a lab ScriptedModel was sent, each as its number, shape
     and the strict provider's refusal, and how many there were."""
-    from agentlab_magics.lab.model import ScriptedModel
-    from agentlab_magics.lab.views import shape
-
     if type(model) is not ScriptedModel:
         return None, 0
     kept = [SentRequest(number=number,

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentlab_magics.checking import student_side
 from agentlab_magics.checking.bridge import Bridge, NotATree, call_lent, read_lent
 from agentlab_magics.checking.clock import Clock
 from agentlab_magics.checking.process_tree import host_pid
@@ -141,8 +142,6 @@ class StudentProcess:
     def forked(cls, module: Any, filename: str) -> StudentProcess:
         """A fork of this process serving `module` (the names a notebook already has): for a
         check of code that exists only in this process."""
-        from agentlab_magics.checking import student_side
-
         theirs_read, ours_write = os.pipe()
         ours_read, theirs_write = os.pipe()
         sys.stdout.flush(), sys.stderr.flush()

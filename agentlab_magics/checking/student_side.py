@@ -16,6 +16,7 @@ the lab asks for is told to the judge when it is not code of the file (`own_code
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import signal
@@ -36,6 +37,8 @@ from agentlab_magics.checking.protocol.printed import Printed
 from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
 from agentlab_magics.checking.unchanged import Prints
 from agentlab_magics.lab.caps import RECORD_CAP
+from agentlab_magics.lab.drive import drive
+from agentlab_magics.lab.steps import Step
 
 
 class CappedText(io.TextIOBase):
@@ -155,6 +158,8 @@ class Outgoing(Outbound):
         return tree
 
     def stranger(self, value: Any) -> Any:
+        # imported at the first value that is not data, not at start: the student process
+        # starts without lab.crossing (0.6 ms; most checks never send such a value)
         from agentlab_magics.lab.crossing import parts
 
         number = handle_number(value)
@@ -172,8 +177,6 @@ class Outgoing(Outbound):
                         "v": self.encode(base(value)), "id": self.server.export(value)}
             except Exception:  # the code's own conversion failed: it is a stranger like any
                 pass
-        from agentlab_magics.lab.steps import Step
-
         if isinstance(value, Step):  # a step of the student's own: its answers run here
             return {"$s": self.server.export(value), "t": type_name(value)}
         tag = "$c" if callable(value) else "$o"
@@ -217,7 +220,7 @@ class Incoming(Inbound):
             self.arriving.append((tree["$r"], tree["v"]))
             return tree["v"]
         if tag == "$v":
-            from agentlab_magics.lab.crossing import made
+            from agentlab_magics.lab.crossing import made  # not at start: see `stranger`
 
             return made(tree["$v"], tree["f"])
         raise KeyError(tag)
@@ -421,14 +424,13 @@ SERVER: Server  # the one server of this process
 
 
 def settled(value: Any) -> Any:
-    """`value`, or its result when it is awaitable, even inside an event loop that runs.
-    asyncio is imported only here, for the code that needs it."""
+    """`value`, or its result when it is awaitable, even inside an event loop that runs."""
     if not isinstance(value, Awaitable):
         return value
+    # imported only for code that returns an awaitable: asyncio takes about 20 ms to
+    # import, a third of the student process's start
     import asyncio
     import concurrent.futures
-
-    from agentlab_magics.lab import drive
 
     try:
         asyncio.get_running_loop()
@@ -483,8 +485,6 @@ def _end(atexit_too: bool) -> None:
     process (`module` given) never does: they are its judge's."""
     try:
         if atexit_too:
-            import atexit
-
             atexit._run_exitfuncs()
     finally:
         os._exit(0)
