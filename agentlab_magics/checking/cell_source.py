@@ -19,6 +19,10 @@ from pathlib import Path
 from agentlab_magics import lab
 from agentlab_magics.reference import loops
 
+CELL = "<your cell>"
+"""The file name a `%%check` cell's code is compiled as, in the kernel and in the student
+process: a sentence names it "your cell"."""
+
 
 class NotWrittenYet(BaseException):
     """A test needed a name the student has not written yet. Not an AssertionError, nor any

@@ -38,6 +38,7 @@ from typing import Any
 from agentlab_magics.checking import TIME_LIMIT
 from agentlab_magics.checking.bridge import crossing_of
 from agentlab_magics.checking.cell_source import (
+    CELL,
     CodeProblem,
     NotWrittenYet,
     at_line,
@@ -69,7 +70,6 @@ from agentlab_magics.lab.caps import (
 )
 from agentlab_magics.lab.model import ScriptError
 
-CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
 # Seconds between two looks at a later test of a check whose test spun out its time on a line:
