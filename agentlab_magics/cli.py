@@ -282,7 +282,7 @@ def _check(args: argparse.Namespace) -> int:
     lab = find_lab(args.lab)
     harness = Path(args.harness)
     if not harness.is_file():  # a usage error: the file to check is not there to read
-        from agentlab_magics.checking.student import CodeProblem, read_source
+        from agentlab_magics.checking.cell_source import CodeProblem, read_source
 
         try:
             read_source(harness)

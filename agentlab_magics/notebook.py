@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT, CheckReport, TestOutcome, run
-from agentlab_magics.checking.student import (
+from agentlab_magics.checking.cell_source import (
+    CELL,
     CodeProblem,
     as_in_the_cell,
     course_imports,
@@ -27,7 +28,6 @@ from agentlab_magics.grading import autograding
 from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.store import Commitment, LabProgress, ProgressError
 
-CELL = "<your cell>"
 DRAW_EVERY = 0.2  # seconds between two drawings of the live line, at least
 
 

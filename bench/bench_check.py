@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import run
-from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.cell_source import NotWrittenYet, load
 from agentlab_magics.checking.one_cpu import join, judge_here
+from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.runner import Recorder, lab_tests
 from agentlab_magics.checking.spares import local_spares
-from agentlab_magics.checking.student import NotWrittenYet, load
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.notebook import processes_per_check
 
@@ -121,10 +121,10 @@ def crossings(lab) -> tuple[int, float, float]:
     """How many frames the judge sends in one check of the lab's reference (its calls of the
     student's functions and its answers to the student's calls back), and the kilobytes of
     frames that go each way: the judge's to the student process, and back."""
-    from agentlab_magics.checking import wire
+    from agentlab_magics.checking.protocol import frames
 
     counted, sent, received = [0], [0], [0]
-    send, frame_of, decoded = StudentProcess.send, wire.frame_of, wire._decoded
+    send, frame_of, decoded = StudentProcess.send, frames.frame_of, frames._decoded
 
     def counting(self, message):
         counted[0] += 1
@@ -136,14 +136,14 @@ def crossings(lab) -> tuple[int, float, float]:
         return made
 
     def receiving(body, decoder):
-        received[0] += len(body) + wire.HEADER.size
+        received[0] += len(body) + frames.HEADER.size
         return decoded(body, decoder)
 
-    StudentProcess.send, wire.frame_of, wire._decoded = counting, sending, receiving
+    StudentProcess.send, frames.frame_of, frames._decoded = counting, sending, receiving
     try:
         run(lab.id, "", source=lab.reference)
     finally:
-        StudentProcess.send, wire.frame_of, wire._decoded = send, frame_of, decoded
+        StudentProcess.send, frames.frame_of, frames._decoded = send, frame_of, decoded
     return counted[0], sent[0] / 1024, received[0] / 1024
 
 

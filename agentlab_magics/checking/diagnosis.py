@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentlab_magics.checking.student import not_written
+from agentlab_magics.checking.cell_source import not_written
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for types only: report.py imports this module
     from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 
 CALL_ID = re.compile(r"\bc\d+\b")

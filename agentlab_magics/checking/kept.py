@@ -7,12 +7,15 @@ import json
 import math
 from typing import Any
 
+from agentlab_magics.checking.protocol.caps import RECORD_EDGE
 from agentlab_magics.checking.report import CheckReport, SentRequest
+from agentlab_magics.lab.model import ScriptedModel
+from agentlab_magics.lab.rules import validate
+from agentlab_magics.lab.views import shape
 
 TEXT_CAP = 2_000          # characters of one message or string in a report
-RECORD_EDGE = 25          # messages kept at each end of a long record
 REQUESTS_KEPT = 12        # requests a test's model was sent that a report lists (the last ones)
-SHAPE_CAP = 400           # characters of one request's shape, or its refusal, in a report
+REQUEST_SHAPE_CAP = 400   # characters of one request's shape, or its refusal, in a report
 REPORT_CAP = 1_000_000    # bytes of a whole report as JSON
 
 
@@ -59,25 +62,22 @@ def whole_complaints(messages: list) -> list[str]:
     """What a strict provider would say of the whole record, cut to what its kept ends can
     show: the first complaint (the verdict's) and those about the first and last RECORD_EDGE
     messages, each capped. A record is judged whole, never as the shorter list kept of it."""
-    from agentlab_magics.lab.rules import validate
-
     said = validate(messages)
     last = len(messages) - RECORD_EDGE
     kept = [text for text in said
             if not RECORD_EDGE <= int(text[len("messages["):text.index("]")]) < last]
-    return [cap(text, SHAPE_CAP) for text in dict.fromkeys(said[:1] + kept)]
+    return [cap(text, REQUEST_SHAPE_CAP) for text in dict.fromkeys(said[:1] + kept)]
 
 
 def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:
     """The last REQUESTS_KEPT requests a lab ScriptedModel was sent, each as its number, shape
     and the strict provider's refusal, and how many there were."""
-    from agentlab_magics.lab.model import ScriptedModel
-    from agentlab_magics.lab.views import shape
-
     if type(model) is not ScriptedModel:
         return None, 0
-    kept = [SentRequest(number=number, shape=cap(shape(plain(request.messages)), SHAPE_CAP),
-                        refused=cap(request.refused, SHAPE_CAP) if request.refused else None)
+    kept = [SentRequest(number=number,
+                        shape=cap(shape(plain(request.messages)), REQUEST_SHAPE_CAP),
+                        refused=cap(request.refused, REQUEST_SHAPE_CAP) if request.refused
+                        else None)
             for number, request in list(enumerate(model.calls, start=1))[-REQUESTS_KEPT:]]
     return kept, len(model.calls)
 

@@ -3,12 +3,11 @@ widget."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from agentlab_magics.checking.diagnosis import Cause
+from agentlab_magics.checking.diagnosis import Cause, causes
 
 Outcome = Literal["passed", "failed", "error", "timeout"]
 # Each mark is a character the DejaVu fonts hold (the fonts Debian's chromium falls back on),
@@ -109,8 +108,6 @@ class CheckReport(BaseModel):
 
     def causes(self) -> list[Cause]:
         """The failures grouped by cause, each with its lead sentence (`diagnosis`)."""
-        from agentlab_magics.checking.diagnosis import causes
-
         return causes(self)
 
     def summary(self) -> str:

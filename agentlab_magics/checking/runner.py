@@ -36,22 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking import TIME_LIMIT
-from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
-from agentlab_magics.checking.judge import (
-    OUTPUT_CAP,
-    Ended,
-    OutOfTime,
-    RecordCap,
-    Stopped,
-    StudentCode,
-    StudentProcess,
-    crossing_of,
-)
-from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
-from agentlab_magics.checking.one_cpu import join, judge_here
-from agentlab_magics.checking.parting import parting, reference_run
-from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
-from agentlab_magics.checking.student import (
+from agentlab_magics.checking.bridge import crossing_of
+from agentlab_magics.checking.cell_source import (
+    CELL,
     CodeProblem,
     NotWrittenYet,
     at_line,
@@ -60,7 +47,15 @@ from agentlab_magics.checking.student import (
     source_line,
     syntax_sentence,
 )
-from agentlab_magics.checking.student_process import MEMORY_CAP
+from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
+from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
+from agentlab_magics.checking.one_cpu import join, judge_here
+from agentlab_magics.checking.parting import parting, reference_run
+from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
+from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
+from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped
+from agentlab_magics.checking.student_code import StudentCode
 from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
@@ -75,7 +70,6 @@ from agentlab_magics.lab.caps import (
 )
 from agentlab_magics.lab.model import ScriptError
 
-CELL = "<your cell>"
 # The longest time limit a test may be given: a day. Anything longer is a typo.
 MAX_TIMEOUT = 86_400.0
 # Seconds between two looks at a later test of a check whose test spun out its time on a line:

@@ -13,7 +13,7 @@ import atexit
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.process import StudentProcess
 
 MOST = 8  # processes made ahead at once (a lab that gives each test a fresh one takes more)
 

@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from agentlab_magics.checking.student import as_in_the_cell
+from agentlab_magics.checking.cell_source import as_in_the_cell
 
 HIDDEN = re.compile(r"\n?### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS\n?", re.S)
 CHECK_LINE = re.compile(r"\s*%%check\s+(\S+)")

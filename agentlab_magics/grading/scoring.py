@@ -27,7 +27,7 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
-from agentlab_magics.checking.judge import STUDENT_ENV, STUDENT_MODULE, StudentProcess
+from agentlab_magics.checking.process import STUDENT_ENV, STUDENT_MODULE, StudentProcess
 from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.runner import Launch, lab_tests, run
 from agentlab_magics.checking.spares import Spares

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from agentlab_magics.checking.student import not_written
+from agentlab_magics.checking.cell_source import not_written
 from agentlab_magics.checking.text_report import printable
 from agentlab_magics.widgets.rendering import ThreeWayView, style
 from agentlab_magics.widgets.transcript_data import MAX_CAP, Cut, collapse, transcript_data

@@ -132,7 +132,7 @@ def test_marks_show_as_tests_finish_and_interrupt_stops_the_check(lab, served):
     # the check's student process was killed and reaped: what is left is the spare made
     # ahead for the next check, never the one that ran this check's code
     left = kernel.children()
-    assert len(left) <= 1 and all("checking.student_process" in " ".join(child.cmdline())
+    assert len(left) <= 1 and all("checking.student_side" in " ".join(child.cmdline())
                                   for child in left)
     assert not any(child.cpu_percent(interval=0.2) > 50 for child in left)
     assert cell(page, HANGING).is_visible()

@@ -1,7 +1,7 @@
 """The judge against student processes that break the protocol: each test here starts a fake
-student process (a few lines of Python speaking `wire` as a hostile student could) and checks
-that the judge ends the test with a sentence, on time, and that the next test gets a fresh
-process. The protocol's own round trip is checked too: exact types both ways, lists changed in
+student process (a few lines of Python speaking the protocol as a hostile student could) and
+checks that the judge ends the test with a sentence, on time, and that the next test gets a
+fresh process. The protocol's own round trip is checked too: exact types both ways, lists changed in
 place, the very objects coming back."""
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ import time
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking.judge import (
-    CROSSING_CAP, Ended, Foreign, OutOfTime, Remote, StudentProcess, Unreadable, crossing_of)
+from agentlab_magics.checking.bridge import Foreign, Remote, crossing_of
+from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.protocol import frames
+from agentlab_magics.checking.protocol.caps import CROSSING_CAP, FRAME_CAP
 from agentlab_magics.checking.runner import run
-from agentlab_magics.checking.wire import FRAME_CAP
+from agentlab_magics.checking.stopped import Ended, OutOfTime, Unreadable
 from agentlab_magics.course import find_lab
 
 FAKE = '''
 import json, os, struct, sys
-from agentlab_magics.checking.wire import VERSION, Reader, write_frame
+from agentlab_magics.checking.protocol import VERSION
+from agentlab_magics.checking.protocol.frames import Reader, write_frame
 
 inp, out = Reader(os.dup(0)), os.dup(1)
 def say(message):
@@ -309,11 +312,9 @@ def test_a_list_that_grows_crosses_as_its_new_items_and_stays_the_students(edito
     """A list the code appends to call after call sends the judge only the items it lacks (so
     a long run's syncs grow with the run, not with its square), and the judge's list is the
     student's after every message, an early item edited and the list cut back included."""
-    from agentlab_magics.checking import wire
-
     received = []
-    decoded = wire._decoded
-    monkeypatch.setattr(wire, "_decoded",
+    decoded = frames._decoded
+    monkeypatch.setattr(frames, "_decoded",
                         lambda body, decoder: received.append(len(body)) or decoded(body, decoder))
     items: list = []
     looks = []
@@ -327,7 +328,7 @@ def test_a_list_that_grows_crosses_as_its_new_items_and_stays_the_students(edito
     assert looks[301][1][-1][1][1] == (("str", "content"), ("bool", True))
     assert len(looks[302][1]) == 1 and shape(items) == looks[302]
     item = {"role": "user", "content": "message 0000 " + "x" * 100}
-    whole = sum(len(wire.frame_of({"v": [item] * number})) for number in range(1, 301))
+    whole = sum(len(frames.frame_of({"v": [item] * number})) for number in range(1, 301))
     assert sum(received) < whole / 20  # each sync whole: 6.3 MB in all; as sent: 0.1 MB
 
 
@@ -542,7 +543,7 @@ def test_the_classes_made_for_a_students_names_are_the_checks_own():
     crowded.begin(30.0)
     made = crowded.call("many", (), {})
     crowded.kill()
-    assert len(crowded.strangers.made) <= 1_000 and len(made) == 3000
+    assert len(crowded.bridge.strangers.made) <= 1_000 and len(made) == 3000
     fresh = StudentProcess.local()
     fresh.load("class CheckFailed(AssertionError):\n    pass\n\ndef fail():\n"
                "    raise CheckFailed('no')\n", "<f>", "f", ["fail"], [], 10.0)
@@ -565,7 +566,7 @@ def test_a_student_process_dies_with_its_judge():
 
     judge = subprocess.Popen([sys.executable, "-c", (
         "import sys, time\n"
-        "from agentlab_magics.checking.judge import StudentProcess\n"
+        "from agentlab_magics.checking.process import StudentProcess\n"
         "process = StudentProcess.local()\n"
         "process.load('def spin():\\n    while True:\\n        pass\\n', '<s>', 's', ['spin'],"
         " [], 10.0)\n"

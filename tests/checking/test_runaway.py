@@ -14,10 +14,10 @@ import pytest
 
 from agentlab_magics import lab
 from agentlab_magics.checking import run
-from agentlab_magics.checking.judge import StudentProcess
+from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.protocol.caps import MEMORY_CAP
 from agentlab_magics.checking.runner import lab_tests
-from agentlab_magics.checking.student import load
-from agentlab_magics.checking.student_process import MEMORY_CAP
 from agentlab_magics.course import find_lab
 from agentlab_magics.lab import caps
 

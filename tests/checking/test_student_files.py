@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from agentlab_magics.checking.student import CodeProblem, load, load_path, syntax_sentence
+from agentlab_magics.checking.cell_source import CodeProblem, load, load_path, syntax_sentence
 
 HARNESS = "def double(x):\n    return 2 * x\n\n\nGREETING = 'café'\n"
 

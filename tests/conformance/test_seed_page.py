@@ -67,7 +67,7 @@ def test_the_test_lab_cell_prints_what_the_page_prints():
     import ast
     import asyncio
 
-    from agentlab_magics.checking.student import load
+    from agentlab_magics.checking.cell_source import load
     from agentlab_magics.course import find_lab
     from agentlab_magics.reference import loops
 

@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from nbgrader.api import Gradebook
 
 from agentlab_magics import checking
-from agentlab_magics.checking.student import load
+from agentlab_magics.checking.cell_source import load
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment

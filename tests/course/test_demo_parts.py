@@ -12,7 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from agentlab_magics import checking
-from agentlab_magics.checking.student import load
+from agentlab_magics.checking.cell_source import load
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.term.grade_table import CellGrade, GradeTable

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from agentlab_magics.checking.cell_source import load
 from agentlab_magics.checking.runner import lab_tests
-from agentlab_magics.checking.student import load
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
 from agentlab_magics.term.notebooks import notebook

@@ -19,7 +19,7 @@ import pytest
 from nbgrader.preprocessors import ClearSolutions
 
 from agentlab_magics import checking
-from agentlab_magics.checking.student import load
+from agentlab_magics.checking.cell_source import load
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment, group_tests

@@ -430,7 +430,7 @@ class InProcess:
         self._module = module
 
     def __getattr__(self, name: str) -> Any:
-        from agentlab_magics.checking.student import NotWrittenYet
+        from agentlab_magics.checking.cell_source import NotWrittenYet
         from agentlab_magics.course.labtests.kit import settle
 
         if name.startswith("__") or not hasattr(self._module, name):
@@ -448,7 +448,7 @@ def _in_one_process(sources: dict[str, str]) -> list[str]:
     control: a style that passes here is correct code."""
     import sys
 
-    from agentlab_magics.checking.student import load
+    from agentlab_magics.checking.cell_source import load
 
     failed = []
     printed = io.StringIO()  # what the code prints is not this check's to show

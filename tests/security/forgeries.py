@@ -11,7 +11,7 @@ without it earns.
 
 
 # The protocol's server of this process, found as a student would: the student process runs as
-# `python -m ...student_process`, so its module is __main__ (importing it by name makes a copy
+# `python -m ...student_side`, so its module is __main__ (importing it by name makes a copy
 # that serves nothing).
 _THE_SERVER = '''
 

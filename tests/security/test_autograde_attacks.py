@@ -601,7 +601,7 @@ while time.monotonic() < _deadline:
             _command = open(f"/proc/{_pid}/cmdline", "rb").read()
         except OSError:
             continue
-        if b"student_process" in _command or b"nbgrader" in _command:
+        if b"student_side" in _command or b"nbgrader" in _command:
             print("BREACH: sees the scoring", _pid)
             try:
                 os.kill(int(_pid), signal.SIGSTOP)

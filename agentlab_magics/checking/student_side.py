@@ -1,39 +1,24 @@
-"""The student process: `python -m agentlab_magics.checking.student_process`.
+"""The student process's own side: `python -P -m agentlab_magics.checking.student_side`.
 
 It runs the student's code and nothing of the judge: no test, expected value, held-back test
 or script is ever sent here, and everything in this process is the student's to do with as
-they like. It speaks the protocol of `wire` on its standard input and output (taken over at
-start, so what the code prints or writes to descriptors 0-2 never reaches the pipe):
-
-    judge -> here   {"k": "load", "source", "filename", "module", "names", "path"}
-                    {"k": "call", "f": a name of the module or {"$c": id}, "a": [...], "kw": {...}}
-                    {"k": "reset"}: forget the objects of the test that ended (no answer)
-                    {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call of ours
-    here -> judge   {"k": "hello", "version", "pid"} once, first
-                    {"k": "loaded", "names": {name: callable}} / {"k": "value", "v"} /
-                    {"k": "raised", "e"}: the answer to the judge's load or call
-                    {"k": "call", "h", "m", "a", "kw"} / {"k": "get", "h", "n"}: the code used a
-                    handle (an object of the judge's), and waits for the answer
-                    {"k": "cap", "length", "edges"}: a list the judge handed over grew past
-                    RECORD_CAP; this process then exits
-                    {"k": "spun", "line"}: on SIGUSR1 (the judge's question, when a test's
-                    time runs out), the line of the student's file the code is running
-Every message from here also carries "out" (what the code printed since the last one, cut)
-and "sync" (each list or dict the judge handed to a call still running, as it is now), so
-the judge's own lists follow what the code appends to them: {"$r": ref} when the judge holds
-it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n items it holds as
-they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks "whole" (it named
-one list twice) has every sync whole while it runs. An awaitable the code returns is run to
-its end here.
+they like. It speaks the protocol (`protocol.messages` lists the conversation) on its standard
+input and output, taken over at start, so what the code prints or writes to descriptors 0-2
+never reaches the pipe. Every message from here carries what the code printed since the last
+one, capped (`protocol.printed`), and each list or dict the judge handed to a call still
+running ("sync"), so the judge's own lists follow what the code appends to them: {"$r": ref}
+when the judge holds it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n
+items it holds as they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks
+"whole" (it named one list twice) has every sync whole while it runs. An awaitable the code
+returns is run to its end here. Before it says hello it sets itself apart (`apart`); a name
+the lab asks for is told to the judge when it is not code of the file (`own_code`).
 """
 
 from __future__ import annotations
 
-import builtins
+import atexit
 import io
-import math
 import os
-import resource
 import signal
 import sys
 import threading
@@ -41,47 +26,39 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentlab_magics.checking.student import course_imports
+from agentlab_magics.checking.apart import die_with_the_judge, set_apart
+from agentlab_magics.checking.cell_source import course_imports
+from agentlab_magics.checking.own_code import made_elsewhere, running_line
+from agentlab_magics.checking.protocol import VERSION
+from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
+from agentlab_magics.checking.protocol.described import described, rebuilt
+from agentlab_magics.checking.protocol.frames import Reader, write_frame
+from agentlab_magics.checking.protocol.printed import Printed
+from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
 from agentlab_magics.checking.unchanged import Prints
-from agentlab_magics.checking.wire import VERSION, Inbound, Outbound, Reader, type_name, write_frame
 from agentlab_magics.lab.caps import RECORD_CAP
-
-MEMORY_CAP = 1 << 30       # bytes of address space the code may add to what the process had
-OUTPUT_CAP = 4_000         # characters of printed output kept between two messages
-TEXT_CAP = 2_000           # characters of an exception's text
-RECORD_EDGE = 25           # items kept at each end of a list that grew past RECORD_CAP
-PROBE_EVERY = 0.02         # seconds of CPU time between two looks at the lists handed over
-PR_SET_PDEATHSIG = 1
-BUILTIN_NAMES = frozenset(name for name, value in vars(builtins).items()
-                          if isinstance(value, type))
+from agentlab_magics.lab.drive import drive
+from agentlab_magics.lab.steps import Step
 
 
 class CappedText(io.TextIOBase):
-    """sys.stdout and sys.stderr while the code runs: the first OUTPUT_CAP characters since the
-    last message, and a count of the rest."""
+    """sys.stdout and sys.stderr while the code runs: what it printed since the last message,
+    capped (`protocol.printed`)."""
 
     encoding = "utf-8"
 
     def __init__(self) -> None:
         super().__init__()
-        self.parts: list[str] = []
-        self.size = self.dropped = 0
+        self.printed = Printed()
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        room = max(OUTPUT_CAP - self.size, 0)
-        self.parts.append(text[:room])
-        self.size += min(len(text), room)
-        self.dropped += max(len(text) - room, 0)
+        self.printed.keep(text)
         return len(text)
 
     def take(self) -> str:
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n… ({self.dropped:,} more characters of output left out)"
-        self.parts, self.size, self.dropped = [], 0, 0
-        return text
+        return self.printed.take()
 
 
 class Call:
@@ -181,15 +158,17 @@ class Outgoing(Outbound):
         return tree
 
     def stranger(self, value: Any) -> Any:
+        # imported at the first value that is not data, not at start: the student process
+        # starts without lab.crossing (0.6 ms; most checks never send such a value)
         from agentlab_magics.lab.crossing import parts
 
         number = handle_number(value)
         if number is not None:
             return {"$h": number}
         self.strangers += 1
-        described = parts(value)
-        if described is not None:
-            name, arguments = described
+        made_of = parts(value)
+        if made_of is not None:
+            name, arguments = made_of
             return {"$v": name, "f": self.encode(arguments)}
         base = _plain_base(value)
         if base is not None:
@@ -198,8 +177,6 @@ class Outgoing(Outbound):
                         "v": self.encode(base(value)), "id": self.server.export(value)}
             except Exception:  # the code's own conversion failed: it is a stranger like any
                 pass
-        from agentlab_magics.lab.steps import Step
-
         if isinstance(value, Step):  # a step of the student's own: its answers run here
             return {"$s": self.server.export(value), "t": type_name(value)}
         tag = "$c" if callable(value) else "$o"
@@ -243,7 +220,7 @@ class Incoming(Inbound):
             self.arriving.append((tree["$r"], tree["v"]))
             return tree["v"]
         if tag == "$v":
-            from agentlab_magics.lab.crossing import made
+            from agentlab_magics.lab.crossing import made  # not at start: see `stranger`
 
             return made(tree["$v"], tree["f"])
         raise KeyError(tag)
@@ -343,7 +320,7 @@ class Server:
             module = load(message["source"], self.filename, message["module"],
                           message.get("path", []))
         except BaseException as exc:
-            return {"k": "raised", "e": self.described(exc)}
+            return {"k": "raised", "e": described(exc, self.filename)}
         self.module = module
         names = vars(module)
         found = [name for name in message["names"] if name in names]
@@ -359,7 +336,7 @@ class Server:
                 function = getattr(function, message["m"])
             return {"k": "value", "v": settled(function(*message["a"], **message["kw"]))}
         except BaseException as exc:
-            return {"k": "raised", "e": self.described(exc)}
+            return {"k": "raised", "e": described(exc, self.filename)}
 
     def reply(self, reply: dict) -> None:
         """Send the answer to a load or a call; a value that cannot be encoded is answered by
@@ -369,7 +346,7 @@ class Server:
         try:
             self.send({"k": "value"}, v=reply["v"])
         except BaseException as exc:
-            self.send({"k": "raised", "e": self.described(exc)})
+            self.send({"k": "raised", "e": described(exc, self.filename)})
 
     def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
         """Call `method` of the judge's object `handle` stands for; serve the judge's own calls
@@ -412,21 +389,6 @@ class Server:
             self.handles[ident] = kind(ident)
         return self.handles[ident]
 
-    def described(self, exc: BaseException) -> dict:
-        """An exception as data: its class, the builtin classes it is one of, its arguments
-        (plain data as they are, the rest by type), its text, and the lines of the student's
-        file it went through (the deepest last)."""
-        kind = type(exc)
-        try:
-            text = str(exc)
-        except BaseException:
-            text = ""
-        return {"type": type_name(exc), "module": str(getattr(kind, "__module__", "")),
-                "bases": [base.__name__ for base in kind.__mro__
-                          if base.__module__ == "builtins" and base.__name__ in BUILTIN_NAMES],
-                "args": [arg if _scalar(arg) else f"<{type_name(arg)}>" for arg in _args(exc)],
-                "text": text[:TEXT_CAP], "lines": student_lines(exc, self.filename)}
-
     # -- the record's cap ------------------------------------------------------------------
 
     def probe(self, *_: Any) -> None:
@@ -461,108 +423,14 @@ class Server:
 SERVER: Server  # the one server of this process
 
 
-def _scalar(value: Any) -> bool:
-    """Whether `value` goes into a frame as it is: a str, bool, None, finite float, short int."""
-    kind = type(value)
-    return (kind is str or kind is bool or value is None
-            or (kind is int and value.bit_length() < 64)
-            or (kind is float and math.isfinite(value)))
-
-
-def _args(exc: BaseException) -> tuple:
-    args = BaseException.__dict__["args"].__get__(exc)
-    return args if type(args) is tuple else ()
-
-
-def made_elsewhere(value: Any, module: types.ModuleType) -> str | None:
-    """Where `value` was written, when that is not `module`'s own source (a function of the
-    course's, a builtin); None for code of the module's file: a function, a method, a class,
-    or one of those wrapped (functools.wraps, partial, lru_cache)."""
-    filename = module.__file__
-    for _ in range(20):
-        if isinstance(value, type):
-            return None if value.__module__ == module.__name__ else _where(value)
-        code = getattr(value, "__code__", None)
-        if isinstance(code, types.CodeType):
-            return None if code.co_filename == filename else _where(value)
-        inner = (getattr(value, "__wrapped__", None) or getattr(value, "__func__", None)
-                 or getattr(value, "func", None) or _own_call(value))
-        if inner is None:
-            return _where(value)
-        value = inner
-    return _where(value)
-
-
-def _own_call(value: Any) -> Any:
-    """The __call__ a callable object's class defines, if its class was written in Python."""
-    for klass in type(value).__mro__:
-        found = vars(klass).get("__call__")
-        if isinstance(getattr(found, "__code__", None), types.CodeType):
-            return found
-    return None
-
-
-def _where(value: Any) -> str:
-    """Where `value` comes from, for a sentence: its module and name, or the file its code
-    was compiled from."""
-    name = str(getattr(value, "__qualname__", None) or type_name(value))
-    module = getattr(value, "__module__", None)
-    code = getattr(value, "__code__", None)
-    if isinstance(module, str) and module not in ("builtins", "__main__"):
-        return f"{module}.{name}"[:160]
-    if isinstance(code, types.CodeType):
-        return f"{name}, from {code.co_filename}"[:160]
-    return name[:160]
-
-
-def student_lines(exc: BaseException, filename: str) -> list[int]:
-    """The line numbers of `filename` the traceback of `exc` went through, outermost first."""
-    lines, tb = [], exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            lines.append(tb.tb_lineno)
-        tb = tb.tb_next
-    return lines[-20:]
-
-
-def running_line(frames: list[types.FrameType | None], filename: str) -> int | None:
-    """The line of `filename` the innermost of its frames in the first of these stacks that
-    holds one is running."""
-    for frame in frames:
-        while frame is not None:
-            if frame.f_code.co_filename == filename:
-                return frame.f_lineno
-            frame = frame.f_back
-    return None
-
-
-def rebuilt(description: dict) -> BaseException:
-    """The judge's exception, as an exception here: the builtin class of that name, a class of
-    the lab's runtime, or else an Exception subclass named as it is, with its arguments."""
-    name, args = str(description.get("type", "Exception")), tuple(description.get("args", ()))
-    module = str(description.get("module", ""))
-    kind: Any = None
-    if module == "builtins" and name in BUILTIN_NAMES:
-        kind = getattr(builtins, name)
-    elif module.startswith(("agentlab_magics.lab", "agentlab_magics.bounded")):
-        kind = getattr(sys.modules.get(module), name, None)
-    if not (isinstance(kind, type) and issubclass(kind, Exception)):
-        kind = type(name, (Exception,), {"__module__": module or "agentlab.judge"})
-    try:
-        return kind(*args)
-    except Exception:
-        return type(name, (Exception,), {})(*args)
-
-
 def settled(value: Any) -> Any:
-    """`value`, or its result when it is awaitable, even inside an event loop that runs.
-    asyncio is imported only here, for the code that needs it."""
+    """`value`, or its result when it is awaitable, even inside an event loop that runs."""
     if not isinstance(value, Awaitable):
         return value
+    # imported only for code that returns an awaitable: asyncio takes about 20 ms to
+    # import, a third of the student process's start
     import asyncio
     import concurrent.futures
-
-    from agentlab_magics.lab import drive
 
     try:
         asyncio.get_running_loop()
@@ -584,49 +452,6 @@ def load(source: str, filename: str, name: str, path: list[str]) -> types.Module
     code = compile(source, filename, "exec", dont_inherit=True)
     exec(code, module.__dict__)
     return module
-
-
-def set_apart(read_fd: int, write_fd: int) -> tuple[int, int]:
-    """Take the pipe off descriptors 0 and 1 (which, with 2, now lead nowhere), send printing
-    to the capped text, cap the memory; the pipe's new descriptors."""
-    private = os.dup(read_fd), os.dup(write_fd)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    for fd in private:
-        os.set_inheritable(fd, False)
-    _cap_memory()
-    return private
-
-
-def _cap_memory() -> None:
-    try:
-        with open("/proc/self/statm") as statm:
-            size = os.sysconf("SC_PAGE_SIZE") * int(statm.read().split()[0])
-    except OSError:  # no /proc where the sandbox hides it: the peak resident size
-        size = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    wanted = size + MEMORY_CAP
-    if hard != resource.RLIM_INFINITY:
-        wanted = min(wanted, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
-    except (ValueError, OSError):
-        pass
-
-
-def die_with_the_judge() -> None:
-    """Be killed when the thread that started this process ends (the judge's), so no student
-    process outlives its judge, even one busy in a loop that never reads its pipe."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    parent = os.getppid()
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the judge was gone already
-        os._exit(0)
 
 
 def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
@@ -660,8 +485,6 @@ def _end(atexit_too: bool) -> None:
     process (`module` given) never does: they are its judge's."""
     try:
         if atexit_too:
-            import atexit
-
             atexit._run_exitfuncs()
     finally:
         os._exit(0)

@@ -1,7 +1,10 @@
-"""The student's code as the tests see it: a module, where a missing name says it is not written.
+"""The student's source, from a `%%check` cell or a file: read as Python reads source,
+compiled and run as a module in the process that asks (the kernel's, for a cell's names), and
+`import lab` and `import loops` made to work there as the course pages use them (the student
+process does the same). A name a test needs that the code lacks is `NotWrittenYet`'s sentence.
 
-Loading never raises into our internals: a syntax error or an exception while the file
-runs becomes one sentence naming the student's own line.
+Loading never raises into our internals: a file that cannot be read, a syntax error, or an
+exception while the code runs becomes one sentence naming the student's own line (`CodeProblem`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,13 @@ import sys
 import tokenize
 import types
 from pathlib import Path
+
+from agentlab_magics import lab
+from agentlab_magics.reference import loops
+
+CELL = "<your cell>"
+"""The file name a `%%check` cell's code is compiled as, in the kernel and in the student
+process: a sentence names it "your cell"."""
 
 
 class NotWrittenYet(BaseException):
@@ -35,9 +45,6 @@ class CodeProblem(Exception):
 
 def course_imports() -> None:
     """Let student code say `import lab` and `import loops`, as the course pages do."""
-    from agentlab_magics import lab
-    from agentlab_magics.reference import loops
-
     sys.modules.setdefault("lab", lab)
     sys.modules.setdefault("loops", loops)
 

@@ -1,10 +1,29 @@
-"""The judge's side of the protocol: what a student process may say, checked, and what the
-judge says to it.
+"""The messages between the judge and a student process: what the judge says, made by the
+functions here, and what a student process may say, checked here before anything reads it.
 
-A student process is the student's, so each of its messages is validated here before anything
-reads it (strict types, no other fields); its values were already made, as data or as
-stand-ins, by the judge's `Inbound` while the frame was read. `student_process` lists the
-conversation; `wire.VERSION` is the protocol's version, which a student process says first.
+    judge -> student  {"k": "load", "source", "filename", "module", "names", "path"}
+                      {"k": "call", "f": a name of the module or {"$c": id}, "a": [...],
+                      "kw": {...}, "m": a method or None} ("whole": true when it named one of
+                      its lists or dicts twice among the calls running)
+                      {"k": "reset"}: forget the objects of the test that ended (no answer)
+                      {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call back
+    student -> judge  {"k": "hello", "version", "pid"} once, first
+                      {"k": "loaded", "names": {name: callable}, "elsewhere"} /
+                      {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a load or call
+                      {"k": "call", "h", "m", "a", "kw"} / {"k": "get", "h", "n"}: the code
+                      used a handle (an object of the judge's), and waits for the answer
+                      {"k": "cap", "length", "edges"}: a list the judge handed over grew past
+                      RECORD_CAP; the student process then exits
+                      {"k": "spun", "line"}: on SIGUSR1 (the judge's question, when a test's
+                      time runs out or a glance looks), the line of the student's file the
+                      code is running
+
+Every message from a student process also carries "out" (what the code printed since its last
+message, capped: `printed`) and "sync" (each list or dict the judge handed to a call still
+running, as it is now: `student_side`, `unchanged`). A student process is the student's, so
+each of its messages is validated here (strict types, no other fields); its values were already
+made, as data or as stand-ins, by the judge's `Inbound` while the frame was read. The judge
+imports this module; the student process does not (it needs pydantic).
 """
 
 from __future__ import annotations
@@ -127,7 +146,7 @@ def value(tree: Any) -> dict:
 
 
 def raised(description: dict) -> dict:
-    """The answer to the student's call: what it raised (`student_process.rebuilt`)."""
+    """The answer to the student's call: what it raised (`described.rebuilt`)."""
     return {"k": "raised", "e": description}
 
 
