@@ -3,7 +3,9 @@
 Importing the package is cheap: the magics, widgets and checker load only when asked for.
 """
 
-__version__ = "0.1.0"
+from agentlab_magics.version import __version__
+
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def _jupyter_server_extension_points():

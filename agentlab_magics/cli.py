@@ -1,4 +1,8 @@
-"""The `agentlab` command (also `python -m agentlab_magics`). Thin: parse, call a service, print."""
+"""The `agentlab` command (also `python -m agentlab_magics`). Thin: parse, call a service, print.
+
+Each command imports its service when it runs, not at the top: a student's `agentlab check`
+loads only what a check needs (nbgrader, Dask and the views take seconds to import, and
+tests/checking/test_cli.py holds a check to none of them)."""
 
 from __future__ import annotations
 
@@ -9,18 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from agentlab_magics.checking import TIME_LIMIT
+from agentlab_magics.checking import time_limit
+from agentlab_magics.checking.time_limit import TIME_LIMIT
 from agentlab_magics.problems import Problem, UsageProblem
-
-
-def _seconds(text: str) -> float:
-    """argparse's type for a time limit: a usage error (exit 2) unless finite and positive."""
-    from agentlab_magics.checking.runner import BadTimeout, checked_timeout
-
-    try:
-        return checked_timeout(text)
-    except BadTimeout as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
     check.add_argument("--harness", required=True, metavar="FILE", help="the file to check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--timeout", type=_seconds, default=TIME_LIMIT, metavar="S",
+    check.add_argument("--timeout", type=time_limit.option, default=TIME_LIMIT, metavar="S",
                        help=f"seconds each test may take (default {TIME_LIMIT:g}, as the "
                             "grader gives; above 0, at most a day)")
     notebooks = commands.add_parser(
@@ -119,7 +114,7 @@ def _positive(kind: type):
 
 
 def _course_parser(commands: argparse._SubParsersAction) -> None:
-    from agentlab_magics.term.students import STUDENTS
+    from agentlab_magics.demos import STUDENTS
 
     course = commands.add_parser("course", help="the nbgrader course")
     course_commands = course.add_subparsers(dest="course_command", required=True,
@@ -275,7 +270,7 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from agentlab_magics.checking import run
+    from agentlab_magics.checking.runner import run
     from agentlab_magics.checking.text_report import render
     from agentlab_magics.course import find_lab
 
@@ -296,9 +291,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agentlab_magics import demo
+    from agentlab_magics import four_runs
 
-    demo.run()
+    four_runs.show()
     return 0
 
 
@@ -342,7 +337,7 @@ def _self_paced_solutions(args: argparse.Namespace) -> int:
 
 
 def _hub_demo(args: argparse.Namespace) -> int:
-    from agentlab_magics.hub.demo import run
+    from agentlab_magics.demos.hub import run
     from agentlab_magics.hub.plan import HubPlan
     from agentlab_magics.hub.recipe import clean
 
@@ -358,7 +353,7 @@ def _hub_demo(args: argparse.Namespace) -> int:
 
 
 def _notebooks(args: argparse.Namespace) -> int:
-    from agentlab_magics.term import notebooks
+    from agentlab_magics.making import notebooks
 
     with _writing("the notebooks", args.folder):
         written, kept = notebooks.build_student(args.folder)
@@ -372,7 +367,7 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _course_init(args: argparse.Namespace) -> int:
-    from agentlab_magics.term.course_folder import init
+    from agentlab_magics.making.new_course import init
 
     for path in init(args.folder):
         print(f"wrote {path}")
@@ -383,17 +378,17 @@ def _course_init(args: argparse.Namespace) -> int:
 
 def _course_build(args: argparse.Namespace) -> int:
     """The starters first, then the notebooks (a demonstration cell may show a starter)."""
-    from agentlab_magics.course import starter_files
     from agentlab_magics.course.instructor import instructor_module
-    from agentlab_magics.term import notebooks
+    from agentlab_magics.course.starter_files import FOLDER
+    from agentlab_magics.making import notebooks, shipped
     from agentlab_magics.term.course_folder import require_course
 
-    starters = args.starters or starter_files.FOLDER
+    starters = args.starters or FOLDER
     instructor_module("lab_files", "`agentlab course build`")
     if args.check:
         return _course_check(args.course, starters)
     require_course(args.course)
-    written = (starter_files.build(starters) + starter_files.build_held_back()
+    written = (shipped.build(starters) + shipped.build_held_back()
                + notebooks.build(args.course))
     for path in written:
         print(f"wrote {path}")
@@ -401,7 +396,7 @@ def _course_build(args: argparse.Namespace) -> int:
 
 
 def _course_wheel(args: argparse.Namespace) -> int:
-    from agentlab_magics.term.student_wheel import build
+    from agentlab_magics.making.student_wheel import build
 
     with _writing("the wheel", args.to):
         built = build(args.to)
@@ -412,11 +407,10 @@ def _course_wheel(args: argparse.Namespace) -> int:
 
 
 def _course_check(course: Path, starters: Path) -> int:
-    from agentlab_magics.course import starter_files
-    from agentlab_magics.term import notebooks
+    from agentlab_magics.making import notebooks, shipped
 
-    stale = {course: notebooks.stale(course), starters: starter_files.stale(starters)}
-    for path in starter_files.stale_held_back():
+    stale = {course: notebooks.stale(course), starters: shipped.stale(starters)}
+    for path in shipped.stale_held_back():
         stale[path.parent] = [path.name]
     for folder, names in stale.items():
         if names:
@@ -486,10 +480,10 @@ def _course_demo(args: argparse.Namespace) -> int:
     import contextlib
     import tempfile
 
-    from agentlab_magics.term.course_folder import course_or_new
-    from agentlab_magics.term.demo_course import run_demo
+    from agentlab_magics.demos import HANDS_IN
+    from agentlab_magics.demos.term import run_demo
+    from agentlab_magics.making.new_course import course_or_new
     from agentlab_magics.term.nbgrader_cli import require_nbgrader
-    from agentlab_magics.term.students import HANDS_IN
 
     require_nbgrader()
     kept = contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(

@@ -7,13 +7,14 @@ with them pydantic and pytest) load the first time a magic runs.
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import shlex
 from typing import TYPE_CHECKING
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.display import display
+
+from agentlab_magics.checking import time_limit
 
 if TYPE_CHECKING:
     from agentlab_magics.progress import ProgressStore
@@ -74,21 +75,9 @@ def open_quote(line: str) -> str | None:
     return quote
 
 
-def seconds(text: str) -> float:
-    """A time limit: a positive, finite number of seconds (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(
-            f"must be a positive number of seconds, such as 5, not {text!r}")
-    return value
-
-
 CHECK = _parser("%%check")
 CHECK.add_argument("lab")
-CHECK.add_argument("--timeout", type=seconds)
+CHECK.add_argument("--timeout", type=time_limit.option)
 CHECK.add_argument("--quiet", action="store_true")
 
 QUESTION = _parser("%question")

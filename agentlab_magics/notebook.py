@@ -10,10 +10,8 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from agentlab_magics.checking import TIME_LIMIT, CheckReport, TestOutcome, run
 from agentlab_magics.checking.cell_source import (
     CELL,
     CodeProblem,
@@ -22,11 +20,19 @@ from agentlab_magics.checking.cell_source import (
     load,
     register,
 )
+from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.runner import lab_tests, run
+from agentlab_magics.checking.spares import local_spares
+from agentlab_magics.checking.time_limit import TIME_LIMIT
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.assignments import ASSIGNMENTS
 from agentlab_magics.course.questions import Question, find_question, questions_for
+from agentlab_magics.course.solutions import NotPublished, Solution, self_paced, solution
 from agentlab_magics.grading import autograding
 from agentlab_magics.progress import ProgressStore
-from agentlab_magics.progress.store import Commitment, LabProgress, ProgressError
+from agentlab_magics.progress.asked import Asked
+from agentlab_magics.progress.store import LabProgress, ProgressError, State, page_state
+from agentlab_magics.widgets.run_diff import RunDiff, record_and_request
 
 DRAW_EVERY = 0.2  # seconds between two drawings of the live line, at least
 
@@ -80,7 +86,6 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
         if on_outcome is not None:
             on_outcome(outcome)
 
-    from agentlab_magics.checking.spares import local_spares
 
     spares = local_spares()
     try:
@@ -112,8 +117,6 @@ def _stopped(lab_id: str, finished: list[TestOutcome]) -> CheckReport:
 
 def _test_count(lab_id: str) -> int:
     """How many tests a %%check of the lab runs."""
-    from agentlab_magics.checking.runner import lab_tests
-
     return len(lab_tests(find_lab(lab_id)))
 
 
@@ -188,23 +191,12 @@ class LiveMarks:
         return f"{self.title}: {done} {self.done} of {self.total} done"
 
 
-@dataclass
-class Solution:
-    """A lab's solution, opened: the help is already recorded in the progress store."""
-
-    lab: str
-    title: str
-    code: str
-
-
 def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution | str:
     """What %solution shows: the lab's solution where it may be seen (course/solutions.py),
     from self-paced solutions once the lab was checked, and the map says "built with help"
     from then on; else the sentence saying why not.
     The help is recorded before the solution is returned: ProgressError (and no solution)
     if it cannot be."""
-    from agentlab_magics.course.solutions import NotPublished, self_paced, solution
-
     lab = find_lab(lab_id)
     store = store or ProgressStore()
     try:
@@ -223,8 +215,6 @@ def run_diff(sources: list, names: tuple[str, str], *, static: bool = False) -> 
     """What `%transcript A --diff B` shows: the two runs side by side; with one source, the
     record beside the request context_for_model computes from it. A source that is not a list
     of messages (or a bounded LoopResult) gets a sentence back instead."""
-    from agentlab_magics.widgets.run_diff import RunDiff, record_and_request
-
     left, *right = sources
     if not right:
         right, names = [record_and_request(left)], (names[0], "its request")
@@ -232,15 +222,6 @@ def run_diff(sources: list, names: tuple[str, str], *, static: bool = False) -> 
         return RunDiff(left, right[0], names, static=static)
     except TypeError as exc:
         return f"%transcript --diff: {exc}"
-
-
-@dataclass
-class Asked:
-    """A question as the student sees it now: its commitment, if any, and a sentence to show."""
-
-    question: Question
-    commitment: Commitment | None
-    notice: str | None = None
 
 
 def ask(question_id: str, answer: str | None = None,
@@ -283,18 +264,14 @@ def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
     of how many (`tests_passed`, `tests`), how many tests its `%%check` runs (`checked`: its
     own and the earlier lessons' that still hold), whether one check passed them all
     (`one_check`), and its questions still to answer and those answered wrong."""
-    from agentlab_magics.checking.runner import lab_tests
-    from agentlab_magics.course.assignments import ASSIGNMENTS
-    from agentlab_magics.progress.store import State, page_state
-
     store = store or ProgressStore()
     stops = []
     for assignment in ASSIGNMENTS:
         labs: list[dict[str, Any]] = []
         states: list[State] = []
         asked = answered = right = 0
-        for part in assignment.parts:
-            lab, record = find_lab(part.lab), store.lab(part.lab)
+        for assigned in assignment.labs:
+            lab, record = find_lab(assigned.lab), store.lab(assigned.lab)
             key = {question.id: right_answer(question) for question in questions_for(lab.id)}
             asked += len(key)
             answered += sum(question in record.questions for question in key)

@@ -35,8 +35,8 @@ from typing import NamedTuple
 
 from agentlab_magics.grading.batch import plan
 from agentlab_magics.grading.sandbox import detect
-from agentlab_magics.term.handed_in import handed_in
 from agentlab_magics.term.nbgrader_cli import Nbgrader
+from tests.handed_in import handed_in
 
 COURSE = Path(__file__).resolve().parents[1] / "nbgrader_course"
 ASSIGNMENTS = ("lesson1", "lesson5")

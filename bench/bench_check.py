@@ -7,7 +7,7 @@ test functions and fixtures, pytest.main underneath, the code in the same proces
 floor (the same test functions called by hand in this process, nothing isolated). Then what
 the process boundary costs: one crossing's round trip (the judge calls a student function
 that returns at once; the student's code calls a judge object), how many crossings each
-lab's check makes and the kilobytes they carry each way. Prints the ratios; asserts nothing.
+lab's check makes and the kilobytes they carry each way. Snapshots the ratios; asserts nothing.
 Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
 `python bench/bench_check.py kernel [checks]`: one real kernel's memory after its first %%check
@@ -35,11 +35,10 @@ import types
 from pathlib import Path
 from typing import Any
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.cell_source import NotWrittenYet, load
 from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.process import StudentProcess
-from agentlab_magics.checking.runner import Recorder, lab_tests
+from agentlab_magics.checking.runner import Recorder, lab_tests, run
 from agentlab_magics.checking.spares import local_spares
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.notebook import processes_per_check
@@ -188,10 +187,10 @@ def main(repeats: int = 15) -> None:
         # warm, as a student's next check finds it: the processes made ahead after the last
         # check have said hello (a student takes seconds to edit a cell; a start, 50 ms)
         made = processes_per_check(lab.id)
-        checked = median_ms(lambda: run(lab.id, module, source=lab.reference,
-                                        launch=spares.take), repeats,
-                            before=lambda: spares.ready(made))
-        called = median_ms(lambda: floor(lab, module), repeats)
+        checked = median_ms(lambda lab=lab, module=module: run(
+            lab.id, module, source=lab.reference, launch=spares.take), repeats,
+            before=lambda made=made: spares.ready(made))
+        called = median_ms(lambda lab=lab, module=module: floor(lab, module), repeats)
         with_ipytest = median_ms(ipytest_shell(lab, module), repeats)
         slowest = min(slowest, with_ipytest / checked)
         frames, out, back = crossings(lab)

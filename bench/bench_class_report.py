@@ -30,7 +30,8 @@ from agentlab_magics.course.questions import questions_for
 from agentlab_magics.term.class_page import write_class_page
 from agentlab_magics.term.course_folder import CONFIG, config_text
 from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.widgets.rendering import MARK, style
+from agentlab_magics.widgets.assets import style
+from agentlab_magics.widgets.rendering import MARK
 
 TESTS_PER_CELL = 4
 CAUSES = ["A call went unanswered.", "The list was changed in place.", "It never returned."]
@@ -77,15 +78,15 @@ def make_course(course: Path, students: list[str], assignments: list) -> int:
                                                  last_name=student[-3:])
                   for student in students}
         for assignment in assignments:
-            cells = [f"tests-{part.lab}-{group.id}" for part in assignment.parts
-                     for group in part.groups]
+            cells = [f"tests-{assigned.lab}-{group.id}" for assigned in assignment.labs
+                     for group in assigned.groups]
             gradebook.update_or_create_assignment(assignment.id, duedate=DUE)
             gradebook.update_or_create_notebook(assignment.id, assignment.id)
             for cell in cells:
                 gradebook.update_or_create_grade_cell(cell, assignment.id, assignment.id,
                                                       max_score=TESTS_PER_CELL,
                                                       cell_type="code")
-            questions = [q for part in assignment.parts for q in questions_for(part.lab)]
+            questions = [q for assigned in assignment.labs for q in questions_for(assigned.lab)]
             record = gradebook.find_assignment(assignment.id)
             # Objects are joined to the session by add(), not by a flush a lookup starts.
             with gradebook.db.no_autoflush:

@@ -9,7 +9,7 @@ a fresh copy of the gradebook:
 - one writer, one at a time: the batch's writer, a transaction per submission;
 - one writer, in groups: the batch's writer, a transaction per GROUP submissions (what a
   cluster's workers hand back between two looks of the batch).
-Prints submissions merged per second and the ratio to the first; asserts nothing.
+Snapshots submissions merged per second and the ratio to the first; asserts nothing.
 Run: python bench/bench_gradebook_merge.py [results] [group]
 """
 
@@ -28,7 +28,7 @@ from agentlab_magics.grading.gradebook_copy import (
     NotebookShape,
     Scores,
     Shape,
-    StudentPart,
+    StudentEntry,
     write_shape,
 )
 from agentlab_magics.grading.gradebook_writer import GradebookWriter
@@ -50,9 +50,9 @@ def shape() -> Shape:
                  notebooks=[NotebookShape(name=NOTEBOOK, cells=grades + solutions + sources)])
 
 
-def results(count: int) -> list[tuple[StudentPart, Scores]]:
+def results(count: int) -> list[tuple[StudentEntry, Scores]]:
     """`count` new students' graded submissions, each passing some of the tests."""
-    return [(StudentPart(student=f"student{n:04d}", fields={"first_name": "S", "last_name":
+    return [(StudentEntry(student=f"student{n:04d}", fields={"first_name": "S", "last_name":
                                                            f"{n}", "email": None,
                                                            "lms_user_id": None}),
              Scores(timestamp=dt.datetime(2026, 12, 1, 9), notebooks=[NotebookScores(

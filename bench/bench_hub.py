@@ -41,7 +41,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "instructor"))  # the reference harness, held back from students
 
 from agentlab_magics.course import find_lab  # noqa: E402
-from agentlab_magics.hub import demo, recipe  # noqa: E402
+from agentlab_magics.demos import hub as demo  # noqa: E402
+from agentlab_magics.hub import recipe  # noqa: E402
 from agentlab_magics.hub.bounds import ServerGroup, mechanism  # noqa: E402
 from agentlab_magics.hub.plan import HubPlan  # noqa: E402
 from agentlab_magics.hub.visitor import Visitor  # noqa: E402

@@ -5,7 +5,7 @@ the same process just before it: creating IPython's InteractiveShell (imports in
 Each repeat is a new interpreter, so every import is paid again, as in a kernel just started;
 one run is made first and thrown away (it makes the IPython profile folder). Medians are shown.
 
-Run: python bench/bench_load_ext.py [repeats]. Prints a table; asserts nothing.
+Run: python bench/bench_load_ext.py [repeats]. Snapshots a table; asserts nothing.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ time from each event told in the kernel to its row drawn in the page, median and
 
 `diff`: for the same sizes, two records of one run with one result changed in the middle:
 `%transcript A --diff B`'s diff made, and made and drawn, against json.dumps of both.
-Prints tables and the issue's goals beside them; asserts nothing.
+Snapshots tables and the issue's goals beside them; asserts nothing.
 
     .venv/bin/python bench/bench_transcript.py            # all four
     .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff
@@ -34,8 +34,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ipywidgets.widgets.widget import _remove_buffers
 
@@ -337,9 +338,11 @@ def diff_table() -> None:
         middle = next(index for index in range(size // 2, size)
                       if right[index]["role"] == "toolResult")
         right[middle] = {**right[middle], "content": "changed"}
-        base_time, _ = best(lambda: (json.dumps(left), json.dumps(right)))
-        diff_time, data = best(lambda: diff_data(left, right, ("before", "after")))
-        def drawn() -> tuple[str, str]:
+        base_time, _ = best(lambda left=left, right=right: (json.dumps(left), json.dumps(right)))
+        diff_time, data = best(lambda left=left, right=right: diff_data(left, right,
+                                                                          ("before", "after")))
+
+        def drawn(left: list = left, right: list = right) -> tuple[str, str]:
             view = RunDiff(left, right)
             return view.to_html(), view.to_text()
 

@@ -1,5 +1,5 @@
 """A short term of the course for the class report's tests: three of the demo's simulated
-students (term/students.py) hand in lesson 1 and are graded by the real nbgrader commands and
+students (demos/students.py) hand in lesson 1 and are graded by the real nbgrader commands and
 agentlab's batch autograde; a fourth student on the roster hands in nothing. Lesson 1 has a
 due date that "wrong" misses; "wrong" has a name and an email that are
 markup, and an LMS id. Then `agentlab course report` writes the page."""
@@ -16,8 +16,8 @@ from unittest import mock
 
 from agentlab_magics.cli import main
 from agentlab_magics.grading.batch import autograde_course, local_cluster
-from agentlab_magics.term.handed_in import handed_in
 from agentlab_magics.term.nbgrader_cli import Nbgrader
+from tests.handed_in import handed_in
 from tests.nbgrader_course import SOURCE
 
 ASSIGNMENTS = ["lesson1"]

@@ -47,10 +47,18 @@ SHARED_FIXTURES = {"tests/course/test_class_report.py": "class_term",
                    "tests/browser/test_class_report_page.py": "class_term"}
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    """Each test joins its file's xdist group (or its shared fixture's): with --dist
-    loadgroup, a worker takes a whole group, so a module fixture is made once."""
-    for item in items:
-        path = item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(SHARED_FIXTURES.get(path, path)))
+def pytest_xdist_make_scheduler(config, log):
+    """With `--dist loadfile`, a worker takes a test file whole, and the files that share a
+    session fixture together, so a module's fixture (an nbgrader round, a JupyterLab) and a
+    shared one are each made once. (pytest-xdist's own loadgroup renames the tests' ids,
+    which pytest 9 no longer lets it do.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByFile(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SHARED_FIXTURES.get(path, path)
+
+    return ByFile(config, log)

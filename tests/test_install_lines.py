@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agentlab_magics.cli import main
-from agentlab_magics.term.student_wheel import LEFT_OUT, checkout
+from agentlab_magics.making.student_wheel import LEFT_OUT, checkout
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -51,8 +51,9 @@ def layer_of(module: str) -> int:
     raise AssertionError(f"{module} is in no layer of the drawing in {DOCS}")
 
 
-def _file_of(dotted: str) -> str | None:
-    """The package's file that `dotted` (agentlab_magics.x.y) names, if any."""
+def _file_of(dotted: str) -> str:
+    """The package's file that `dotted` (agentlab_magics.x.y, or a name inside one) names: the
+    module or package of its longest prefix that is one."""
     parts = dotted.split(".")[1:]
     for end in range(len(parts), 0, -1):
         base = PACKAGE.joinpath(*parts[:end])
@@ -60,7 +61,7 @@ def _file_of(dotted: str) -> str | None:
             return str(base.with_suffix(".py").relative_to(PACKAGE))
         if (base / "__init__.py").is_file():
             return str((base / "__init__.py").relative_to(PACKAGE))
-    return "__init__.py" if not parts else None
+    return "__init__.py"
 
 
 def imports(module: str) -> Iterator[tuple[str, int]]:
@@ -71,11 +72,11 @@ def imports(module: str) -> Iterator[tuple[str, int]]:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
         for name in names:
             if name == "agentlab_magics" or name.startswith("agentlab_magics."):
                 target = _file_of(name)
-                if target is not None and target != module:
+                if target != module:
                     yield target, node.lineno
 
 
@@ -160,3 +161,41 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
                         break
                 found.append(part)
     return found
+
+
+def glossary_names() -> list[str]:
+    """The code names docs/architecture.md's glossary gives its words, as written there."""
+    text = DOCS.read_text(encoding="utf-8")
+    glossary = text[text.index("## Glossary"):]
+    glossary = glossary[:glossary.find("\n## ", 1)] if "\n## " in glossary[1:] else glossary
+    return re.findall(r"`([^`]+)`", glossary)
+
+
+def _defined(module: Path, name: str) -> bool:
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    return any((isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name == name)
+               or (isinstance(node, ast.Assign | ast.AnnAssign) and name in ast.unparse(node))
+               for node in ast.walk(tree))
+
+
+def test_every_code_name_the_glossary_gives_is_in_the_code():
+    """A word of the glossary names a file (`grading/host.py`), a module's name
+    (`protocol.caps.CALLBACK_CAP`, read from the package's folders) or a command
+    (`agentlab ...`): each is there."""
+    missing = []
+    for name in glossary_names():
+        if name.startswith(("agentlab ", "%")):
+            continue
+        path = name.split(",")[0].strip()
+        if "/" in path or path.endswith(".py"):
+            found = any((PACKAGE / folder / path).exists() for folder in ("", "checking"))
+        else:
+            *dotted, attribute = path.split(".")
+            candidates = [PACKAGE.joinpath(*dotted).with_suffix(".py"),
+                          PACKAGE.joinpath("checking", *dotted).with_suffix(".py")]
+            found = any(module.is_file() and _defined(module, attribute)
+                        for module in candidates) if dotted else any(
+                _defined(module, attribute) for module in PACKAGE.rglob("*.py"))
+        if not found:
+            missing.append(name)
+    assert glossary_names() and missing == []

@@ -8,10 +8,10 @@ handle: the student process gets an object whose methods ask this side (`call_le
 records they keep, stay the truth. Lists and dicts handed to a call cross with a reference,
 come back after every message with what they hold, and go back into the very lists and dicts
 the test holds, while that call runs and only if every value is still a tree (`tree_shaped`).
-A lab value crosses by what makes it (`lab.crossing`). What comes back that is not data stands
+A lab value crosses by what makes it (`lab.remaking`). What comes back that is not data stands
 here as a stranger of its class's name (`Foreign`), or, when it can be called, as a `Remote`
 whose calls run in the student process; a student's exception as the builtin class it was or a
-`CrossedError` of its name (`Strangers.crossed`). `Bridge` keeps the tables of one student
+`ForeignError` of its name (`Strangers.exception`). `Bridge` keeps the tables of one student
 process: nothing of one test's crosses into the next but the handles lent.
 """
 
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentlab_magics.checking.protocol.caps import STRANGERS_CAP
-from agentlab_magics.checking.protocol.messages import Crossed
+from agentlab_magics.checking.protocol.messages import Described
 from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
 from agentlab_magics.checking.stopped import Stopped, Unreadable
-from agentlab_magics.lab.crossing import made, parts
+from agentlab_magics.lab.remaking import made, recipe
 from agentlab_magics.lab.steps import Step
 
 SAFE_BUILTINS = frozenset(
@@ -45,7 +45,7 @@ class Peer(Protocol):
         ...
 
 
-class CrossedError(Exception):
+class ForeignError(Exception):
     """An exception of the student's code whose class is not a builtin one: it stands here as
     a class of its name, deriving from the builtin classes it derives from."""
 
@@ -115,22 +115,22 @@ class Strangers:
         return self.made[(name, base)]
 
     def exception_class(self, name: str, bases: tuple[type, ...]) -> type:
-        """The class an exception of the student's class `name` stands here as: CrossedError
-        and `bases` (builtin exception classes), under their class's name; CrossedError
+        """The class an exception of the student's class `name` stands here as: ForeignError
+        and `bases` (builtin exception classes), under their class's name; ForeignError
         itself when those cannot be combined, or past the cap."""
         key = (name, bases)
         if key not in self.made:
             if len(self.made) >= STRANGERS_CAP - 1:
-                return CrossedError
+                return ForeignError
             shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
             try:
-                self.made[key] = type(shown, (CrossedError, *bases), {"__module__": "student"})
+                self.made[key] = type(shown, (ForeignError, *bases), {"__module__": "student"})
             except TypeError:  # builtin bases whose layouts conflict
-                return CrossedError
+                return ForeignError
         return self.made[key]
 
-    def crossed(self, description: Crossed) -> Exception:
-        """The student's exception as an exception here, its description as `.crossed`: the
+    def exception(self, description: Described) -> Exception:
+        """The student's exception as an exception here, its description as `.described`: the
         builtin class itself when it was exactly one (so a test may ask `type(exc) is
         ValueError`), else a class of its name deriving from the builtin classes it derived
         from (`exception_class`), or from as many of them as take its arguments; never one
@@ -145,8 +145,8 @@ class Strangers:
         for tried in (bases, bases[:1], ()):
             if exc is None:
                 exc = _made(self.exception_class(description.type, tried), args)
-        made = exc if exc is not None else CrossedError(*args)
-        setattr(made, "crossed", description)  # noqa: B010 (an attribute of ours on theirs)
+        made = exc if exc is not None else ForeignError(*args)
+        setattr(made, "described", description)  # noqa: B010 (an attribute of ours on theirs)
         return made
 
 
@@ -161,10 +161,10 @@ def _made(kind: type, args: tuple) -> Exception | None:
     return made if isinstance(made, Exception) else None
 
 
-def crossing_of(exc: BaseException) -> Crossed | None:
+def description_of(exc: BaseException) -> Described | None:
     """The description an exception carries when it came from the student's code."""
-    found = getattr(exc, "crossed", None)
-    return found if isinstance(found, Crossed) else None
+    found = getattr(exc, "described", None)
+    return found if isinstance(found, Described) else None
 
 
 _ABSENT = object()  # no contents given with a reference
@@ -246,7 +246,7 @@ class Outgoing(Outbound):
                                                                         None)
         if type(ident) is int:
             return {"$o": ident}
-        made_of = parts(value)
+        made_of = recipe(value)
         if made_of is not None:
             return {"$v": made_of[0], "f": self.encode(made_of[1])}
         methods, attributes = public(value)

@@ -3,11 +3,12 @@ reference sent in the same test, turn by turn (a turn is one model call).
 
 `agentlab course build` runs every lab's tests against the lab's reference, through the same
 judge, and keeps of each test that called a lab model the shapes of the requests it sent
-(`recorded_runs`): the visible tests' as REFERENCE_RUNS in the student package (data only, no
-reference code), the held-back tests' as REFERENCE_RUNS in the instructor's held-back package,
-which a student's install never holds. A check sets each failing visible test's run beside the
-reference's (`parting`), from the first turn where the two differ, and the cause's one drawing
-shows it; a failing held-back test says only the parting's sentence (`summary`), in its message.
+(making/reference_runs.py): the visible tests' as REFERENCE_RUNS in the student package (data
+only, no reference code), the held-back tests' as REFERENCE_RUNS in the instructor's held-back
+package, which a student's install never holds. A check sets each failing visible test's run
+beside the reference's (`parting`), from the first turn where the two differ, and the cause's
+one drawing shows it; a failing held-back test says only the parting's sentence (`summary`),
+in its message.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import json
 from typing import Any
 
 from agentlab_magics.checking.report import SentRequest
+from agentlab_magics.course.heldback import held_back_package
+from agentlab_magics.course.starter_files import PACKAGE, REFERENCE_RUNS
 
-REFERENCE_RUNS = "reference-runs.json"  # in the starters' and the held-back package (course build)
 ROWS = 6  # turns a parting shows, from the first where the runs part
 
 
@@ -76,9 +78,6 @@ def reference_run(test: str, *, held_back: bool = False) -> dict[str, Any] | Non
 @functools.cache
 def shipped_runs(held_back: bool) -> dict[str, Any]:
     """Every reference run the package keeps (module docstring), by test name."""
-    from agentlab_magics.course.heldback import held_back_package
-    from agentlab_magics.course.starter_files import PACKAGE
-
     package = held_back_package() if held_back else PACKAGE
     if package is None:
         return {}
@@ -87,25 +86,3 @@ def shipped_runs(held_back: bool) -> dict[str, Any]:
     except (FileNotFoundError, ModuleNotFoundError):
         return {}
     return json.loads(text)
-
-
-@functools.cache
-def recorded_runs(held_back: bool = False) -> str:
-    """REFERENCE_RUNS's JSON text: each visible test (or, with `held_back`, each held-back
-    test) that calls a lab model, by name, with the requests the reference's run sent it
-    ({"sent": how many, "shapes": the last ones kept}). Needs the instructor package."""
-    from agentlab_magics.checking.runner import lab_tests, run
-    from agentlab_magics.course import find_lab
-    from agentlab_magics.course.catalog import labs
-
-    runs: dict[str, Any] = {}
-    for lab_id in labs():
-        lab = find_lab(lab_id)
-        wanted = [test.name for test in lab_tests(lab, held_back=held_back)
-                  if test.held_back == held_back]
-        report = run(lab_id, "", source=lab.reference, held_back=held_back, only=wanted)
-        for outcome in report.outcomes:
-            if outcome.passed and outcome.requests and outcome.name not in runs:
-                runs[outcome.name] = {"sent": outcome.requests_sent,
-                                      "shapes": [request.shape for request in outcome.requests]}
-    return json.dumps(runs, indent=0, sort_keys=True) + "\n"

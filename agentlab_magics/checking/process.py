@@ -31,14 +31,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentlab_magics.checking import student_side
+import agentlab_magics.checking.student_side as student_side
 from agentlab_magics.checking.bridge import Bridge, NotATree, call_lent, read_lent
 from agentlab_magics.checking.clock import Clock
 from agentlab_magics.checking.process_tree import host_pid
 from agentlab_magics.checking.protocol import VERSION, messages
 from agentlab_magics.checking.protocol.caps import (
+    CALLBACK_CAP,
     CLOSE_LIMIT,
-    CROSSING_CAP,
     LINE_LIMIT,
     SEND_LIMIT,
     START_LIMIT,
@@ -107,7 +107,7 @@ class StudentProcess:
         self.glance: Glance | None = None
         self.held = b""  # frames that go before the next message: a test's reset
         self.printed = Printed()  # what the code printed during the running test
-        self.crossings = 0  # calls back the running test's code made
+        self.callbacks = 0  # calls back the running test's code made
 
     @property
     def deadline(self) -> float | None:
@@ -192,14 +192,14 @@ class StudentProcess:
             self.kill()
         self.held = RESET_FRAME  # it goes with the next message (`send`): one wake, not two
         self.bridge.forget_test()
-        self.crossings = 0
+        self.callbacks = 0
         self.clock, self.on_message, self.glance = None, None, None
         return printed
 
     def load(self, source: str, filename: str, module: str, names: list[str],
              path: list[str], seconds: float) -> dict[str, bool]:
         """Run the student's source there; the names it defines, each with whether it can be
-        called. Raises what the code raised while it loaded (`crossed`), or Stopped."""
+        called. Raises what the code raised while it loaded (`described`), or Stopped."""
         self.clock = Clock(self.pid, seconds, self.speaker)
         try:
             said = self.converse(messages.load(source, filename, module, names, path),
@@ -211,7 +211,7 @@ class StudentProcess:
 
     def call(self, target: Any, args: tuple, kwargs: dict, method: str | None = None) -> Any:
         """Call the student's function `target` (a name of its module or {"$c": number}), or
-        its `method`; what it returned, or what it raised, as `crossed`."""
+        its `method`; what it returned, or what it raised, as `described`."""
         try:
             encoded_args, encoded_kwargs, named_twice = self.bridge.handed(args, kwargs)
             message = messages.call(target, encoded_args, encoded_kwargs, method,
@@ -235,7 +235,7 @@ class StudentProcess:
                     return said
                 if isinstance(said, Raised):
                     finished = True
-                    raise self.bridge.strangers.crossed(said.e)
+                    raise self.bridge.strangers.exception(said.e)
                 self.answer(said)
         finally:
             if not finished:
@@ -248,11 +248,11 @@ class StudentProcess:
         if not isinstance(said, (Ask, Read)):
             raise self.broken(Unreadable(f"The process that runs your code said {said.k!r} "
                                          "where the checker waited for an answer."))
-        self.crossings += 1
-        if self.crossings > CROSSING_CAP:
+        self.callbacks += 1
+        if self.callbacks > CALLBACK_CAP:
             raise CapReached(
                 f"Your code called the test's objects (its model, tools, listener) "
-                f"{CROSSING_CAP:,} times in one test, and the check stopped it (a correct run "
+                f"{CALLBACK_CAP:,} times in one test, and the check stopped it (a correct run "
                 "makes a few dozen calls): look for a loop that never ends.")
         target = self.bridge.lent(said.h)
         try:

@@ -7,8 +7,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentlab_magics.checking.diagnosis import Cause, causes
-
 Outcome = Literal["passed", "failed", "error", "timeout"]
 # Each mark is a character the DejaVu fonts hold (the fonts Debian's chromium falls back on),
 # so no rendering shows a missing glyph: ◷ is a clock face, for a test that ran out of time.
@@ -95,7 +93,7 @@ class CheckReport(BaseModel):
     def all_passed(self) -> bool:
         return self.problem is None and self.total > 0 and self.passed == self.total
 
-    def part(self, names: list[str]) -> CheckReport:
+    def share(self, names: list[str]) -> CheckReport:
         """This report cut to the lab's own tests named in `names` (never an earlier lab's
         that still hold), with its problem: one graded cell's share of a whole check."""
         return self.model_copy(update={"outcomes": [
@@ -106,9 +104,6 @@ class CheckReport(BaseModel):
         """The line the first test that ran out of time was running, if one did."""
         return next((o.spun_on for o in self.outcomes if o.spun_on is not None), None)
 
-    def causes(self) -> list[Cause]:
-        """The failures grouped by cause, each with its lead sentence (`diagnosis`)."""
-        return causes(self)
 
     def summary(self) -> str:
         """The report in a line. Where a test failed and earlier lessons' tests ran too (those

@@ -25,7 +25,6 @@ import ast
 import functools
 import importlib
 import inspect
-import math
 import os
 import re
 import time
@@ -35,8 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agentlab_magics.checking import TIME_LIMIT
-from agentlab_magics.checking.bridge import crossing_of
+from agentlab_magics.checking.bridge import description_of
 from agentlab_magics.checking.cell_source import (
     CELL,
     CodeProblem,
@@ -56,9 +54,11 @@ from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
 from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped
 from agentlab_magics.checking.student_code import StudentCode
+from agentlab_magics.checking.time_limit import TIME_LIMIT, checked
 from agentlab_magics.course import Lab, find_lab
-from agentlab_magics.course.catalog import HARNESS_NAMES, PURPOSES, file_names
+from agentlab_magics.course.catalog import HARNESS_NAMES, file_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back
+from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.lab.caps import (
@@ -71,27 +71,10 @@ from agentlab_magics.lab.caps import (
 from agentlab_magics.lab.model import ScriptError
 
 # The longest time limit a test may be given: a day. Anything longer is a typo.
-MAX_TIMEOUT = 86_400.0
 # Seconds between two looks at a later test of a check whose test spun out its time on a line:
 # two looks in a row on that line, with no message between, stop the test.
 GLANCE = 0.5
 Launch = Callable[[], StudentProcess]
-
-
-class BadTimeout(ValueError):
-    """A time limit that is not a finite number of seconds above zero."""
-
-
-def checked_timeout(value: Any) -> float:
-    """`value` as a time limit in seconds, or BadTimeout with a sentence saying what to give."""
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
-        raise BadTimeout(f"The time limit must be a number of seconds above 0 and at most "
-                         f"{MAX_TIMEOUT:g} (a day), such as 10; {value!r} is not.")
-    return seconds
 
 
 @dataclass(frozen=True)
@@ -146,10 +129,10 @@ def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
 def ran_on(stopped: BaseException | None) -> bool:
     """Whether a test stopped because the run went on past its end: a cap on calls or on the
     record was reached, or the test's script had no reply left."""
-    crossed = crossing_of(stopped) if stopped is not None else None
+    described = description_of(stopped) if stopped is not None else None
     return isinstance(stopped, CapReached) or (
-        crossed is not None and crossed.type == "ScriptError"
-        and crossed.module == ScriptError.__module__)
+        described is not None and described.type == "ScriptError"
+        and described.module == ScriptError.__module__)
 
 
 def used_up(text: str) -> str:
@@ -193,7 +176,7 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
     an earlier check of the same code ran out of time on: every test is glanced at for it.
     """
     lab = find_lab(lab_id)
-    seconds = checked_timeout(timeout)
+    seconds = checked(timeout)
     tests = lab_tests(lab, held_back=held_back, only=only)
     try:
         code = _code(lab, harness, source)
@@ -333,12 +316,12 @@ class Trial:
                     "of the file.")
         if isinstance(exc, (Stopped, CapReached)):
             return str(exc.args[0]) if exc.args else "The check stopped loading your code."
-        crossed = crossing_of(exc)
-        if crossed is None:
+        described = description_of(exc)
+        if described is None:
             raise exc
-        text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
+        text = f"{described.type}: {described.text}" if described.text else described.type
         name = Path(self.code.filename).name.strip("<>")
-        return f"Running {name} raised {self._at(text, crossed.lines)}"
+        return f"Running {name} raised {self._at(text, described.lines)}"
 
     def outcome(self, test: LabTest, process: StudentProcess) -> TestOutcome:
         """Run one test against `process`; its outcome, with the run's record and output."""
@@ -415,18 +398,18 @@ class Trial:
                              "deep recursion, or memory running out.")
         if isinstance(exc, (Stopped, CapReached)):
             return "error", str(exc.args[0]) if exc.args else "The check stopped this test."
-        crossed = crossing_of(exc)
-        if crossed is not None:
-            if crossed.type == "MemoryError" and crossed.module == "builtins":
+        described = description_of(exc)
+        if described is not None:
+            if described.type == "MemoryError" and described.module == "builtins":
                 return "error", memory_ran_out(MEMORY_CAP >> 20)
-            if crossed.type == "ScriptError" and crossed.module == ScriptError.__module__:
+            if described.type == "ScriptError" and described.module == ScriptError.__module__:
                 return "error", ("Your code called the model more times than this run needs "
-                                 f"({used_up(crossed.text)}): look at what makes run_agent "
+                                 f"({used_up(described.text)}): look at what makes run_agent "
                                  "call the model again.")
-            text = f"{crossed.type}: {crossed.text}" if crossed.text else crossed.type
-            lineno = self._line(crossed.lines)
+            text = f"{described.type}: {described.text}" if described.text else described.type
+            lineno = self._line(described.lines)
             who = "Your code raised" if lineno else "The run stopped on"
-            return "error", f"{who} {self._at(text, crossed.lines)}"
+            return "error", f"{who} {self._at(text, described.lines)}"
         if isinstance(exc, NotWrittenYet):
             return "failed", str(exc)
         if isinstance(exc, AssertionError):
@@ -453,5 +436,5 @@ class Trial:
         return at_line(cap(text), self._line(lines), self._source())
 
 
-__all__ = ["BadTimeout", "CodeProblem", "LabTest", "checked_timeout", "lab_tests", "run",
+__all__ = ["CodeProblem", "LabTest", "lab_tests", "run",
            "sentence", "still_holding"]

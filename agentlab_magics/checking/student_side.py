@@ -35,7 +35,7 @@ from agentlab_magics.checking.protocol.described import described, rebuilt
 from agentlab_magics.checking.protocol.frames import Reader, write_frame
 from agentlab_magics.checking.protocol.printed import Printed
 from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
-from agentlab_magics.checking.unchanged import Prints
+from agentlab_magics.checking.unchanged import Snapshots
 from agentlab_magics.lab.caps import RECORD_CAP
 from agentlab_magics.lab.drive import drive
 from agentlab_magics.lab.steps import Step
@@ -147,26 +147,26 @@ class Outgoing(Outbound):
         self.named.add(ref)
         if not printed or self.server.whole():  # inside another, or named twice
             return {"$r": ref, "v": self.contents(value, depth, path)}
-        prints = self.server.prints
-        same, whole, items = prints.kept(ref, value)
+        snapshots = self.server.snapshots
+        same, whole, items = snapshots.kept(ref, value)
         if same < 0:
             return {"$r": ref}
         strangers = self.strangers
         tree = ({"$r": ref, "keep": same, "v": self.contents(value[same:], depth, path)}
                 if same else {"$r": ref, "v": self.contents(value, depth, path)})
-        prints.hold(ref, value, whole if self.strangers == strangers else None, items)
+        snapshots.hold(ref, value, whole if self.strangers == strangers else None, items)
         return tree
 
     def stranger(self, value: Any) -> Any:
         # imported at the first value that is not data, not at start: the student process
-        # starts without lab.crossing (0.6 ms; most checks never send such a value)
-        from agentlab_magics.lab.crossing import parts
+        # starts without lab.remaking (0.6 ms; most checks never send such a value)
+        from agentlab_magics.lab.remaking import recipe
 
         number = handle_number(value)
         if number is not None:
             return {"$h": number}
         self.strangers += 1
-        made_of = parts(value)
+        made_of = recipe(value)
         if made_of is not None:
             name, arguments = made_of
             return {"$v": name, "f": self.encode(arguments)}
@@ -220,7 +220,7 @@ class Incoming(Inbound):
             self.arriving.append((tree["$r"], tree["v"]))
             return tree["v"]
         if tag == "$v":
-            from agentlab_magics.lab.crossing import made  # not at start: see `stranger`
+            from agentlab_magics.lab.remaking import made  # not at start: see `stranger`
 
             return made(tree["$v"], tree["f"])
         raise KeyError(tag)
@@ -235,7 +235,7 @@ class Server:
         self.writing = threading.Lock()    # one frame at a time (the probe's signal included)
         self.output = CappedText()
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
-        self.prints = Prints(handle_number)
+        self.snapshots = Snapshots(handle_number)
         self.calls: list[Call] = []
         self.handed: dict[int, tuple[int, Any, bool]] = {}
         """Every list and dict the calls running were handed, by id: (its reference, itself,
@@ -295,10 +295,10 @@ class Server:
                                              *message.get("kw", {}).values()],
                     whole=bool(message.get("whole")))
         if call.whole:  # until every call that named one list twice has returned
-            self.prints.held.clear()
+            self.snapshots.held.clear()
         elif self.incoming.plain:  # what the judge holds of them, printed as it arrived
             for value in call.synced:
-                self.prints.hold(call.refs[id(value)][0], value, self.prints.of(value))
+                self.snapshots.hold(call.refs[id(value)][0], value, self.snapshots.of(value))
         self.calls.append(call)
         self.handed.update((key, (ref, container, ref in call.printed))
                            for key, (ref, container) in call.refs.items())
@@ -312,7 +312,7 @@ class Server:
                     self.calls.remove(call)
                     for key in call.refs:  # alive while the call ran, so no other's id
                         self.handed.pop(key, None)
-                    self.prints.forget(call.printed)
+                    self.snapshots.forget(call.printed)
 
     def loaded(self, message: dict) -> dict:
         self.filename = message["filename"]

@@ -2,11 +2,11 @@
 told it: so a list or dict its code left as it was crosses as its name alone, and a list it
 appended to crosses as the items after those the judge has.
 
-A print is a pickle of plain data and handles made by a pickler that refuses every other
+A snapshot is a pickle of plain data and handles made by a pickler that refuses every other
 object before any method of it runs: the same bytes mean the same values of the very same
 types (1, 1.0 and True differ, a list is not a tuple, a str subclass is refused) and the same
 handles, so "unchanged" is exact. Only what was sent, or handed over, as plain data and
-handles is printed; anything else is sent whole every time. Part of the student process: it
+handles is snapshotted; anything else is sent whole every time. Part of the student process: it
 imports only the standard library.
 """
 
@@ -23,12 +23,12 @@ class _NotPlain(Exception):
 
 
 def _handle(ident: int) -> None:
-    """What a handle stands as in a print: this function and the handle's number."""
+    """What a handle stands as in a snapshot: this function and the handle's number."""
 
 
 class _PlainOnly(pickle.Pickler):
     """Pickles exact dict, list, tuple, str, bytes, int, float, bool and None (and sets, which
-    a print never holds: only what crossed as plain data is printed), and each handle as its
+    a snapshot never holds: only what crossed as plain data is snapshotted), and each handle as its
     number (`handle_number`); refuses the rest."""
 
     def __init__(self, file: io.BytesIO, handle_number: Callable[[Any], int | None]) -> None:
@@ -45,8 +45,8 @@ class _PlainOnly(pickle.Pickler):
         return _handle, (number,)
 
 
-class Prints:
-    """The prints of what the judge holds under each reference: the whole container's, and,
+class Snapshots:
+    """The snapshots of what the judge holds under each reference: the whole container's, and,
     for a list, each item's."""
 
     def __init__(self, handle_number: Callable[[Any], int | None]) -> None:
@@ -58,7 +58,7 @@ class Prints:
         self.held: dict[int, tuple[bytes, list[bytes | None] | None]] = {}
 
     def of(self, value: Any) -> bytes | None:
-        """The print of `value`, or None when it is not plain data (or holds itself)."""
+        """The snapshot of `value`, or None when it is not plain data (or holds itself)."""
         buffer = self._buffer
         buffer.seek(0)
         buffer.truncate()
@@ -72,7 +72,7 @@ class Prints:
 
     def hold(self, ref: int, container: list | dict, whole: bytes | None,
              items: list[bytes | None] | None = None) -> None:
-        """The judge now holds `container` as it is under `ref`: `whole` is its print (None:
+        """The judge now holds `container` as it is under `ref`: `whole` is its snapshot (None:
         it is not plain data, and is sent whole next time), `items` its items' if made."""
         if whole is None:
             self.held.pop(ref, None)
@@ -85,8 +85,8 @@ class Prints:
     def kept(self, ref: int, container: list | dict
              ) -> tuple[int, bytes | None, list[bytes | None] | None]:
         """How much of `container` the judge holds as it is now: -1 all of it, else how many of
-        the list's first items (0 for none); then the container's print (None if it is not
-        plain data) and, for a list that changed, its items' prints."""
+        the list's first items (0 for none); then the container's snapshot (None if it is not
+        plain data) and, for a list that changed, its items' snapshots."""
         whole = self.of(container)
         held = self.held.get(ref)
         if whole is None or held is None:

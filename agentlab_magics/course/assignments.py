@@ -11,12 +11,8 @@ they tell the student what broke, and a grade counts each test once, in its own 
 
 from __future__ import annotations
 
-import re
-from functools import cache
-
 from pydantic import BaseModel, PositiveInt
 
-from agentlab_magics.checking import runner
 from agentlab_magics.course.catalog import find_lab
 
 
@@ -29,7 +25,7 @@ class Group(BaseModel):
     per_test: PositiveInt = 1
 
 
-class Part(BaseModel):
+class AssignedLab(BaseModel):
     """One lab inside an assignment: the text before its cell, the shapes and exact texts its
     tests compare against (shown before its cell, so nothing is learned by failing), and its
     graded groups."""
@@ -40,7 +36,7 @@ class Part(BaseModel):
     groups: list[Group]
 
 
-class Demo(BaseModel):
+class Demonstration(BaseModel):
     """A runnable demonstration: a paragraph, then the code that shows it."""
 
     text: str
@@ -53,49 +49,8 @@ class Assignment(BaseModel):
     id: str
     title: str
     intro: str
-    demos: list[Demo]
-    parts: list[Part]
-
-
-@cache
-def lab_tests(lab_id: str) -> dict[str, runner.LabTest]:
-    """The lab's own tests by name, visible and held back, in the order the lab runs them: a
-    grade counts the lab's own, never the earlier labs' tests that still hold."""
-    return {test.name: test for test in runner.lab_tests(find_lab(lab_id), held_back=True,
-                                                          still_holds=False)}
-
-
-def group_of(lab_id: str, group_id: str) -> Group:
-    """The group `group_id` of lab `lab_id`, from the assignment that holds the lab."""
-    for assignment in ASSIGNMENTS:
-        for part in assignment.parts:
-            if part.lab == lab_id:
-                for group in part.groups:
-                    if group.id == group_id:
-                        return group
-    raise LookupError(f"Lab {lab_id!r} has no group of tests called {group_id!r}.")
-
-
-def group_tests(lab_id: str, group_id: str, *, held_back: bool = False) -> list[str]:
-    """The names of the group's visible tests, or of its held-back ones."""
-    pattern = re.compile(group_of(lab_id, group_id).match)
-    return [name for name, test in lab_tests(lab_id).items()
-            if pattern.search(name) and test.held_back == held_back]
-
-
-def graded_together(lab_id: str, held_back: bool) -> list[str]:
-    """The tests one grading check of the lab runs, in one student process: all of its own
-    visible tests, or all its held-back ones, in the lab's order. `%%check` runs the visible
-    ones first, in this order, in one student process, so each has the same tests before it
-    when graded as when checked; the earlier labs' tests that still hold come after them and
-    are never scored here, so a grading check leaves them out."""
-    return [name for name, test in lab_tests(lab_id).items() if test.held_back == held_back]
-
-
-def points(lab_id: str, group_id: str) -> int:
-    """A group is worth its `per_test` points for each of its tests, visible and held back."""
-    return group_of(lab_id, group_id).per_test * sum(
-        len(group_tests(lab_id, group_id, held_back=hidden)) for hidden in (False, True))
+    demonstrations: list[Demonstration]
+    labs: list[AssignedLab]
 
 
 # The patterns of lessons 3, 4 and 5, which checkpoint A's rebuild is graded by again.
@@ -193,18 +148,19 @@ ASSIGNMENTS = [
               "Whatever it should know about the conversation so far has to travel inside the "
               "request. In this lesson you keep the conversation as a list of messages, one "
               "dict per message, and send all of it on every call.",
-        demos=[
-            Demo(text="The same fake model, asked the same question twice: once with only the "
-                      "new message, once with the whole conversation. `lab.forgetful()` answers "
-                      "from what the request holds and nothing else.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="The same fake model, asked the same question twice: once with only the "
+                     "new message, once with the whole conversation. `lab.forgetful()` answers "
+                     "from what the request holds and nothing else.",
+                code="""\
 model = lab.ScriptedModel([lab.forgetful()])
 only_new = [lab.user("What is my name?")]
 whole = [lab.user("My name is Ada."), lab.say("Nice to meet you, Ada."), lab.user("What is my name?")]
 print("only the new message:", lab.show([model.complete("You are helpful.", only_new, [])]))
 print("the whole list:      ", lab.show([model.complete("You are helpful.", whole, [])]))"""),  # noqa: E501
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson1",
             text="Write `user_message`, `text_of` and `chat`. `chat` appends to the list it is "
                  "given, so the caller's list is the conversation; run the cell to check it.",
@@ -222,19 +178,20 @@ print("the whole list:      ", lab.show([model.complete("You are helpful.", whol
               "content is a list of blocks: text blocks are words, toolCall blocks are "
               "requests to run a tool. Every call must be answered by exactly one toolResult, "
               "right after the reply, in the order the calls were made.",
-        demos=[
-            Demo(text="Two calls answered in the wrong order. The strict provider's rules, "
-                      "`lab.validate`, say what is wrong; `%transcript` draws it (hover or click "
-                      "a call to find its result).",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="Two calls answered in the wrong order. The strict provider's rules, "
+                     "`lab.validate`, say what is wrong; `%transcript` draws it (hover or click "
+                     "a call to find its result).",
+                code="""\
 c1 = lab.call("read", {"path": "a.py"}, id="c1")
 c2 = lab.call("read", {"path": "b.py"}, id="c2")
 swapped = [lab.user("Compare a.py and b.py."), lab.reply(lab.text("Checking both."), c1, c2),
            lab.tool_result(c2, "B = 2"), lab.tool_result(c1, "A = 1")]
 print(lab.validate(swapped))"""),
-            Demo(text="The same record as a diagram.", code="%transcript swapped"),
+            Demonstration(text="The same record as a diagram.", code="%transcript swapped"),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson2",
             text="Write `tool_calls` (the calls of a reply, in order) and `tool_specs` (what the "
                  "model is told about each tool: everything but its function).",
@@ -247,17 +204,18 @@ print(lab.validate(swapped))"""),
         intro="An agent is a loop: send the conversation, append the reply, run every call it "
               "asks for, append each result, and go round again until a reply asks for "
               "nothing. The loop decides by reading the reply's content, never its label.",
-        demos=[
-            Demo(text="A reply that asks for a tool while its label says it is finished. A "
-                      "loop that believed the label would stop here and leave the call "
-                      "unanswered; the provider would refuse the next request.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="A reply that asks for a tool while its label says it is finished. A "
+                     "loop that believed the label would stop here and leave the call "
+                     "unanswered; the provider would refuse the next request.",
+                code="""\
 lying = lab.reply(lab.call("read", {"path": "config.py"}, id="c1"), stop_reason="stop")
 left_behind = [lab.user("What port does config.py use?"), lying, lab.user("Well?")]
 print(lab.validate(left_behind))"""),
-            Demo(text="The record that loop leaves.", code="%transcript left_behind"),
+            Demonstration(text="The record that loop leaves.", code="%transcript left_behind"),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson3",
             text="Write `run_agent(model, system, messages, tools, prompt)`: append the prompt, "
                  "then loop until a reply asks for no tools, and return that reply.",
@@ -273,10 +231,11 @@ print(lab.validate(left_behind))"""),
         intro="Tools fail: a misspelt name, a missing argument, a file that is not there. None "
               "of that may leave a call without its result. `run_tool` is the one place where "
               "a failure becomes a result the model can read and act on.",
-        demos=[
-            Demo(text="A call to a tool that does not exist, skipped by a loop that logs a "
-                      "warning instead of answering it.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="A call to a tool that does not exist, skipped by a loop that logs a "
+                     "warning instead of answering it.",
+                code="""\
 typo = lab.call("raed", {"path": "config.py"}, id="c1")
 skipped = [lab.user("What port does config.py use?"), lab.reply(typo), lab.user("Well?")]
 print(lab.validate(skipped))
@@ -284,7 +243,7 @@ answered = [lab.user("What port does config.py use?"), lab.reply(typo),
             lab.tool_result(typo, "Tool raed not found", is_error=True)]
 print(lab.validate(answered))"""),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson4",
             text="Write `str_arg` and `int_arg` (arguments read and checked) and `run_tool` "
                  "(exactly one toolResult for every call, whatever happens).",
@@ -309,17 +268,19 @@ an error result, and a tool that raises with `str(exc)` as the content:
               "failed replies included; the request sent to the model is computed from the "
               "record, leaving out what a provider cannot read. A turn limit stops a model "
               "that will not stop, and the run can go on later.",
-        demos=[
-            Demo(text="An outage leaves an empty failed reply on the record. The request view "
-                      "(toggle it in the diagram) strikes out what `context_for_model` leaves "
-                      "out.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="An outage leaves an empty failed reply on the record. The request view "
+                     "(toggle it in the diagram) strikes out what `context_for_model` leaves "
+                     "out.",
+                code="""\
 outage = [lab.user("What port does config.py use?"), lab.fail("503 overloaded"),
           lab.user("Try again, please.")]
 print(lab.validate(outage))"""),
-            Demo(text="The record, drawn as the request.", code="%transcript outage --request"),
+            Demonstration(
+                text="The record, drawn as the request.", code="%transcript outage --request"),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson5",
             text="Write `error_message`, `context_for_model` and the final `run_agent`, with "
                  "`max_turns` and a provider failure written down instead of raised.",
@@ -332,16 +293,17 @@ print(lab.validate(outage))"""),
         intro="A tool result is re-read, and paid for, on every later turn. Each result gets a "
               "budget of lines and bytes; a result cut to fit says where it stopped and how "
               "to read on, so the model can page through a big file by itself.",
-        demos=[
-            Demo(text="The log the lesson's tests use: five thousand lines, with the line that "
-                      "matters far past the first page.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="The log the lesson's tests use: five thousand lines, with the line that "
+                     "matters far past the first page.",
+                code="""\
 log = lab.big_log()
 lines = log.splitlines()
 print(len(lines), "lines,", len(log.encode()), "bytes")
 print([number + 1 for number, line in enumerate(lines) if "def target" in line])"""),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson6",
             text="Write `truncate_head`, `truncate_tail` and the `read`, `write` and `bash` "
                  "tools, each within its budget and saying what it left out.",
@@ -369,15 +331,16 @@ The exact texts the tools give (what is in braces is the value of the moment):
         intro="Six teammates' runs went wrong. For each, commit to a diagnosis before reading "
               "why; then rebuild the loop from an empty gap, and write the test that tells a "
               "correct loop from one that believes the label.",
-        demos=[
-            Demo(text="Four runs of a finished harness: a typo, a firehose, a runaway and an "
-                      "outage, each judged for whether its record can be sent again.",
-                 code="""\
-from agentlab_magics import demo
-records = demo.run()"""),
+        demonstrations=[
+            Demonstration(
+                text="Four runs of a finished harness: a typo, a firehose, a runaway and an "
+                     "outage, each judged for whether its record can be sent again.",
+                code="""\
+from agentlab_magics import four_runs
+records = four_runs.show()"""),
         ],
-        parts=[
-            Part(lab="checkpoint-a",
+        labs=[
+            AssignedLab(lab="checkpoint-a",
                  text="Rebuild `error_message`, `context_for_model` and `run_agent`. The tests "
                       "are those of lessons 3, 4 and 5.",
                  groups=[Group(id="names", match="three_names"),
@@ -385,7 +348,7 @@ records = demo.run()"""),
                                match="|".join([LOOP_REQUESTS, LOOP_CALLS, LOOP_ENDING])),
                          Group(id="tools", match=TOOL_LOOP),
                          Group(id="failures", match=f"{FAILURES}|{TURN_LIMITS}")]),
-            Part(lab="checkpoint-a-test",
+            AssignedLab(lab="checkpoint-a-test",
                  text="Write `script` and `check`: a script on which the two loops part "
                       "company, and one assert that holds for the reference loop only.",
                  groups=[Group(id="test", match=".")]),
@@ -398,10 +361,11 @@ records = demo.run()"""),
               "as it happens: the run's start and end, each turn, each message as it goes on "
               "the record, and each tool call before and after it runs. Whoever listens must "
               "never be able to break the run.",
-        demos=[
-            Demo(text="The finished loop of lesson 5 against a model that takes a second per "
-                      "call: nothing to see until the run is over.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="The finished loop of lesson 5 against a model that takes a second per "
+                     "call: nothing to see until the run is over.",
+                code="""\
 import time
 from agentlab_magics.reference.loops import reference as lesson5_loop
 
@@ -421,7 +385,7 @@ lesson5_loop(lab.ScriptedModel([slow(lab.reply(lab.call("notes"))),
              "You are terse.", quiet, [notes], "What port?")
 print(f"{time.monotonic() - started:.1f} s of silence, then:", lab.shape(quiet))"""),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="lesson7",
             text="Write `emit(listener, event)` and `run_agent(..., listener=None)`: tell every "
                  "step as it happens, end every run with exactly one `run_end`, and let no "
@@ -438,10 +402,11 @@ print(f"{time.monotonic() - started:.1f} s of silence, then:", lab.shape(quiet))
         intro="Every model call costs money and time, so a bounded loop asks before each "
               "attempt whether it may begin: first the call count, then the estimated cost. "
               "Landing exactly on the budget is allowed; going past it is not.",
-        demos=[
-            Demo(text="The unit's runtime: a scripted model, the shop's tools behind a strict "
-                      "dispatcher, and the limits every attempt is admitted under.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="The unit's runtime: a scripted model, the shop's tools behind a strict "
+                     "dispatcher, and the limits every attempt is admitted under.",
+                code="""\
 from agentlab_magics.bounded import Limits, ScriptedModel, describe, run_loop, scripted_turn
 from agentlab_magics.bounded.shop import SHOP, build_tools
 
@@ -454,12 +419,12 @@ print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages, limit
 print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages,
                         limits=Limits(model_calls=1)), "scripted"))"""),
         ],
-        parts=[
-            Part(lab="ch03-a",
+        labs=[
+            AssignedLab(lab="ch03-a",
                  text="Write `decide_admission(case)`: CALL, MODEL_CALL_LIMIT or "
                       "MODEL_COST_LIMIT.",
                  groups=[Group(id="admission", match=".")]),
-            Part(lab="ch03-a-transfer",
+            AssignedLab(lab="ch03-a-transfer",
                  text="The same rule where the next attempt's estimate varies: write "
                       "`transfer_check(state)`.",
                  groups=[Group(id="transfer", match=".")]),
@@ -470,11 +435,12 @@ print(describe(run_loop(ScriptedModel(turns), build_tools(SHOP), messages,
         intro="Unit B investigates a controlled failure. Someone moved the charge after the "
               "provider call, to charge only for attempts that worked. A provider that keeps "
               "failing now looks free, and the budget no longer bounds anything.",
-        demos=[
-            Demo(text="The moved charge, run against a provider that always fails, with a fixed "
-                      "outer bound of ten attempts so the experiment cannot run away. The "
-                      "lab's tests expose it: every one of them fails.",
-                 code="""\
+        demonstrations=[
+            Demonstration(
+                text="The moved charge, run against a provider that always fails, with a fixed "
+                     "outer bound of ten attempts so the experiment cannot run away. The "
+                     "lab's tests expose it: every one of them fails.",
+                code="""\
 %%check ch03-b
 """ + find_lab("ch03-b").starter.rstrip() + """
 
@@ -485,7 +451,7 @@ def always_down():
 
 print(attempt(always_down, max_attempts=10, call_cost=2, budget=6)["events"])"""),
         ],
-        parts=[Part(
+        labs=[AssignedLab(
             lab="ch03-b",
             text="Repair `attempt`: charge each attempt when it is admitted, before the provider "
                  "is called, so failed attempts count against the budget too.",

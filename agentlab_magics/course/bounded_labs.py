@@ -8,7 +8,7 @@ Their starters are files of the student package; their references are the instru
 
 from __future__ import annotations
 
-from agentlab_magics.course.catalog import Lab
+from agentlab_magics.course.lab_model import Lab
 
 
 def bounded_labs() -> list[Lab]:

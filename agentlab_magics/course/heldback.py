@@ -13,8 +13,8 @@ import importlib
 import types
 from typing import Any
 
-from agentlab_magics.course.catalog import Lab
 from agentlab_magics.course.instructor import instructor_package_name
+from agentlab_magics.course.lab_model import Lab
 
 
 def held_back_package() -> str | None:

@@ -15,14 +15,21 @@ import importlib
 from functools import cache
 from importlib.metadata import entry_points
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agentlab_magics.problems import Problem
 
-if TYPE_CHECKING:
-    from agentlab_instructor.lab_files import LabFiles
-
 ENTRY_POINTS = "agentlab_magics.instructor"
+
+
+class LabFiles(Protocol):
+    """A lab's three files, as the instructor package gives them: what the student starts
+    from, the solution, and the solution with the student's part between nbgrader's solution
+    markers."""
+
+    starter: str
+    reference: str
+    marked: str
 
 
 class InstructorPackageMissing(ImportError, Problem):

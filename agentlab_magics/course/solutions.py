@@ -18,14 +18,24 @@ lab (notebook.open_solution keeps to that), and the map then says "built with he
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentlab_magics.atomic import write_text_atomically
-from agentlab_magics.course.catalog import find_lab
+from agentlab_magics.course.catalog import find_lab, labs
 from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_files
 
 ENV = "AGENTLAB_SOLUTIONS"
 SELF_PACED = "self-paced"  # in a folder of solutions: every lab's, for students working alone
+
+
+@dataclass
+class Solution:
+    """A lab's solution, opened: the help is already recorded in the progress store."""
+
+    lab: str
+    title: str
+    code: str
 
 
 class NotPublished(LookupError):
@@ -74,8 +84,6 @@ def publish(lab_id: str, folder: Path) -> Path:
 def publish_self_paced(folder: Path) -> list[Path]:
     """Write every lab's reference into `folder`, marked for students working alone; returns
     the files. Needs the instructor package."""
-    from agentlab_magics.course.catalog import labs
-
     written = [publish(lab_id, folder) for lab_id in labs()]
     marker = write_text_atomically(folder / SELF_PACED, (
         "Every lab's solution, for students working alone: set AGENTLAB_SOLUTIONS to this "

@@ -6,7 +6,7 @@ in `%%check`'s order, and shows the report of one group's share, so the student 
 grader will see, whatever the code keeps from one test to the next. When a test fails it
 raises GradeFailed, which IPython shows as one line (how many failed; the cell's report says
 which) instead of a traceback. The cell still ends in an error, which is how nbgrader's
-Validate counts it, and the graded cells carry the `raises-exception` tag (term/notebooks.py),
+Validate counts it, and the graded cells carry the `raises-exception` tag (making/notebooks.py),
 so Run All in JupyterLab, and nbclient, go on to the next cell. Only the lab's own tests are
 graded, never the earlier labs' that still hold. While nbgrader autogrades, the score does not
 come from here: `autograde.ScoredOutside` scores every graded cell with the judge in nbgrader's
@@ -20,7 +20,13 @@ from __future__ import annotations
 import os
 import sys
 
-from agentlab_magics.checking import TIME_LIMIT as TIMEOUT  # the same limit as every check
+from agentlab_magics.checking.runner import run
+from agentlab_magics.checking.time_limit import (
+    TIME_LIMIT as TIMEOUT,  # the same limit as every check
+)
+from agentlab_magics.course import find_lab
+from agentlab_magics.grading.groups import graded_together, group_tests
+from agentlab_magics.widgets import ReportView
 
 __all__ = ["TIMEOUT", "GradeFailed", "autograding", "grade"]
 
@@ -45,10 +51,6 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     show the report of `group`'s share; raise GradeFailed, one line that does not repeat it,
     when any fails. Returns nothing, so a graded cell prints no value (which would name
     held-back tests on the feedback page)."""
-    from agentlab_magics.checking import run
-    from agentlab_magics.course import find_lab
-    from agentlab_magics.course.assignments import graded_together, group_tests
-
     if autograding():
         print("Scored by the grader, outside this notebook.")
         return
@@ -61,7 +63,7 @@ def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = 
     # the cell's source, checked afresh as the grader checks it (a module made otherwise is
     # served as it is)
     report = run(lab.id, module, source=getattr(module, "__source__", None), timeout=timeout,
-                 only=graded_together(lab.id, held_back), held_back=held_back).part(names)
+                 only=graded_together(lab.id, held_back), held_back=held_back).share(names)
     _show(report)
     failed = len(names) - report.passed
     if report.problem:
@@ -77,7 +79,6 @@ def _show(report) -> None:
     from IPython import get_ipython
     from IPython.display import display
 
-    from agentlab_magics.widgets import ReportView
 
     view = ReportView(report, static=True)
     if get_ipython() is None:

@@ -36,7 +36,6 @@ from traitlets import Bool, Integer, List, Unicode
 
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.course import UnknownLab, find_lab
-from agentlab_magics.course.assignments import graded_together, group_tests
 from agentlab_magics.grading.cells import (
     GradeCall,
     grade_calls,
@@ -44,6 +43,7 @@ from agentlab_magics.grading.cells import (
     lab_sources,
     without_hidden,
 )
+from agentlab_magics.grading.groups import graded_together, group_tests
 from agentlab_magics.grading.host import (
     NotGraded,
     RunRequest,
@@ -219,7 +219,7 @@ def shares(calls: list[GradeCall], checks: list[Check], reports: list[CheckRepor
            ) -> list[CheckReport]:
     """Each call's report: its tests' outcomes from its lab's check."""
     by_check = dict(zip([(check.lab, check.held_back) for check in checks], reports))
-    return [_private(by_check[(call.lab, call.held_back)].part(_tests_of(call)), call)
+    return [_private(by_check[(call.lab, call.held_back)].share(_tests_of(call)), call)
             for call in calls]
 
 

@@ -21,12 +21,9 @@ scores or its new ones, never half of them.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -35,25 +32,17 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from agentlab_magics import __version__
-from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.grading.batch_ledger import BatchLedger, BatchProblem
 from agentlab_magics.grading.batch_summary import BatchSummary, Record
-from agentlab_magics.grading.gradebook_copy import Scores, read_shape, read_students, write_shape
+from agentlab_magics.grading.gradebook_copy import Scores, read_students
 from agentlab_magics.grading.gradebook_writer import GradebookWriter
 from agentlab_magics.grading.host import swept_at_start
-from agentlab_magics.grading.one_submission import Graded, Kit, Submission, capped, grade_one
-from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
-from agentlab_magics.problems import UsageProblem
-from agentlab_magics.term.course_folder import require_course
+from agentlab_magics.grading.one_submission import Graded, Kit, Submission, grade_one
+from agentlab_magics.grading.submission import SubmissionRefused
+from agentlab_magics.term.course_folder import CourseFolder
 from agentlab_magics.term.nbgrader_cli import Nbgrader, tools_on_path
 from agentlab_magics.term.progress_bar import ProgressBar
-
-SUBMISSION_LIMIT = 100 << 20  # bytes of one submitted folder that the grader will read
-STATE = Path(".agentlab") / "autograde"
-
-
-class BatchProblem(UsageProblem):
-    """The batch cannot start; the message says what to do."""
+from agentlab_magics.version import __version__
 
 
 def autograde_course(course: Path, assignment: str, *, students: Sequence[str] | None = None,
@@ -69,11 +58,10 @@ def autograde_course(course: Path, assignment: str, *, students: Sequence[str] |
     began = time.time()
     records: dict[str, Record] = {}
     stopped = False
-    require_course(course)
     swept_at_start()
     with tools_on_path():
-        # What cannot be graded is refused (BatchProblem) before any cluster starts.
-        where = _Course((nbgrader or Nbgrader()).configuration(course))
+        # What cannot be graded is refused (a UsageProblem) before any cluster starts.
+        where = BatchLedger(CourseFolder.read(course, nbgrader))
         kit = where.kit(assignment).model_copy(update={"without_sandbox": without_sandbox})
         todo = _todo(where, kit, students, force, records)
         local, cluster = plan(len(todo), workers, scheduler)
@@ -133,13 +121,13 @@ def plan(count: int, workers: int | None, scheduler: str | None) -> tuple[int, s
     return chosen, f"LocalCluster, {chosen} workers (one a submission, up to one a core: {said})"
 
 
-def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
+def _todo(where: BatchLedger, kit: Kit, students: Sequence[str] | None, force: bool,
           records: dict[str, Record]) -> dict[str, tuple[Submission, str]]:
     """The submissions to grade, each with its fingerprint; those refused or unchanged are
     recorded in `records` instead."""
-    marks, graded = where.fingerprints(kit.assignment), where.graded(kit.assignment)
+    marks, graded = where.fingerprints(kit.assignment), where.course.autograded(kit.assignment)
     changed: dict[str, tuple[dict[str, bytes], str]] = {}
-    for student, folder in where.submissions(kit.assignment, students).items():
+    for student, folder in where.course.submitted(kit.assignment, students).items():
         try:
             files = where.files(folder)
         except SubmissionRefused as exc:
@@ -150,8 +138,8 @@ def _todo(where: _Course, kit: Kit, students: Sequence[str] | None, force: bool,
             records[student] = Record(student=student, status="unchanged")
         else:
             changed[student] = (files, mark)
-    parts = read_students(where.db_url, where.course_id, kit.assignment, changed)
-    return {student: (Submission(part=parts[student], files=files), mark)
+    entries = read_students(where.db_url, where.course_id, kit.assignment, changed)
+    return {student: (Submission(entry=entries[student], files=files), mark)
             for student, (files, mark) in changed.items()}
 
 
@@ -163,7 +151,7 @@ class BatchStopped(KeyboardInterrupt):
         self.summary = summary
 
 
-def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], client,
+def _run(where: BatchLedger, kit: Kit, todo: dict[str, tuple[Submission, str]], client,
          progress: TextIO | None, records: dict[str, Record]) -> None:
     """Grade the `todo` submissions (each with its fingerprint) on the cluster, merge those
     that end together in one transaction and record them in `records`; on Ctrl-C, cancel the
@@ -199,7 +187,7 @@ def _run(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]], clie
         raise
 
 
-def _run_here(where: _Course, kit: Kit, todo: dict[str, tuple[Submission, str]],
+def _run_here(where: BatchLedger, kit: Kit, todo: dict[str, tuple[Submission, str]],
               progress: TextIO | None, records: dict[str, Record]) -> None:
     """Grade the `todo` submissions in this process, one after another, merging and recording
     each as it ends; on Ctrl-C those not graded stay recorded as cancelled."""
@@ -230,7 +218,7 @@ def _outcome(future) -> Graded | str:
             "dying on it, or a grader without agentlab and nbgrader installed).")
 
 
-def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
+def _settle(where: BatchLedger, kit: Kit, writer: GradebookWriter,
             todo: dict[str, tuple[Submission, str]], records: dict[str, Record],
             bar: ProgressBar, ended: list[tuple[Record, Graded | str]]) -> None:
     """Fill in and keep in `records` the records of the submissions that `ended` (each with
@@ -252,7 +240,7 @@ def _settle(where: _Course, kit: Kit, writer: GradebookWriter,
         where.put_in_place(kit.assignment, graded)
         merged.append((record, graded.scores))
     if merged:
-        totals = writer.merge([(todo[record.student][0].part, scores)
+        totals = writer.merge([(todo[record.student][0].entry, scores)
                                for record, scores in merged])
         where.note_fingerprints(kit.assignment, {record.student: todo[record.student][1]
                                                  for record, _ in merged})
@@ -409,151 +397,3 @@ def _fingerprint(files: dict[str, bytes], kit: Kit) -> str:
             digest.update(f"{step}/".encode() + os.fsencode(name)
                           + f"\0{len(content)}\0".encode() + content)
     return digest.hexdigest()
-
-
-class _Course:
-    """The course folder as nbgrader's configuration lays it out, and the one writer to it."""
-
-    def __init__(self, config: dict):
-        from nbgrader.coursedir import CourseDirectory
-
-        self.config = config
-        self.dirs = CourseDirectory(config=config)
-        self.root = Path(self.dirs.root)
-        self.db_url, self.course_id = self.dirs.db_url, self.dirs.course_id
-
-    def kit(self, assignment: str) -> Kit:
-        """What every task of `assignment` needs; BatchProblem if the gradebook lacks it."""
-        from nbgrader.api import MissingEntry
-
-        source = Path(self.dirs.format_path(self.dirs.source_directory, ".", assignment))
-        if not source.is_dir():
-            known = sorted(p.name for p in source.parent.iterdir() if p.is_dir()) \
-                if source.parent.is_dir() else []
-            raise BatchProblem(f"The course in {self.root} has no assignment {assignment!r} "
-                               f"(no folder {source.relative_to(self.root)}); its assignments "
-                               f"are: {', '.join(known) or 'none yet'}.")
-        database = self.db_url.removeprefix("sqlite:///")
-        if database != self.db_url and not Path(database).is_file():
-            raise BatchProblem(f"The course has no gradebook yet ({database}): run `nbgrader "
-                               f"generate_assignment {assignment}` first.")
-        try:
-            shape = read_shape(self.db_url, self.course_id, assignment)
-        except MissingEntry:
-            raise BatchProblem(f"The gradebook has no assignment {assignment!r}: run `nbgrader "
-                               f"generate_assignment {assignment}` first.") from None
-        files = {str(p.relative_to(source)): p.read_bytes() for p in sorted(source.rglob("*"))
-                 if p.is_file() and p.suffix != ".ipynb"
-                 and not any(part in {".ipynb_checkpoints", "__pycache__"} for part in p.parts)}
-        with tempfile.TemporaryDirectory(prefix="agentlab-shape-") as scratch:
-            template = Path(scratch) / "gradebook.db"
-            write_shape(f"sqlite:///{template}", shape)
-            gradebook = template.read_bytes()
-        # The scratch course takes the course's place in the configuration, so ScoredOutside
-        # hides the course and its SQLite gradebook only if told (the exchange it finds there).
-        hidden = [str(self.root)]
-        if self.db_url.startswith("sqlite:///"):
-            hidden.append(str(Path(self.db_url.removeprefix("sqlite:///")).parent))
-        return Kit(assignment=assignment, course_id=self.course_id, config=dict(self.config),
-                   gradebook=gradebook, gradebook_shape=shape.model_dump_json(),
-                   source_files=files, hidden=sorted(set(hidden)))
-
-    def submissions(self, assignment: str, students: Sequence[str] | None) -> dict[str, Path]:
-        """Each student's submitted folder of `assignment` (of `students`, if given)."""
-        pattern = Path(self.dirs.format_path(self.dirs.submitted_directory, "*", assignment))
-        found = {path.parent.name: path for path in sorted(pattern.parent.parent.glob(
-            f"*/{pattern.name}")) if path.is_dir() or path.is_symlink()}
-        excluded = set(filter(None, self.dirs.student_id_exclude.split(",")))
-        found = {s: p for s, p in found.items() if s not in excluded}
-        if not found:
-            raise BatchProblem(f"Nobody has handed in {assignment}: there is no submission in "
-                               f"{pattern.parent.parent}. Run `nbgrader collect {assignment}` "
-                               "first.")
-        if students is None:
-            return found
-        missing = [s for s in students if s not in found]
-        if missing:
-            raise BatchProblem(f"No submission of {assignment} by {', '.join(missing)} in "
-                               f"{pattern.parent.parent}: run `nbgrader collect {assignment}` "
-                               "first, or leave them out of --students.")
-        return {s: found[s] for s in students}
-
-    @staticmethod
-    def files(folder: Path) -> dict[str, bytes]:
-        """The submitted folder's files, read only after the folder proves to hold plain
-        files (a link would be followed as the grader), and only up to SUBMISSION_LIMIT
-        bytes; SubmissionRefused otherwise."""
-        require_plain_files(str(folder))
-        paths = [p for p in sorted(folder.rglob("*")) if p.is_file()]
-        if sum(p.stat().st_size for p in paths) > SUBMISSION_LIMIT:
-            raise SubmissionRefused(
-                f"The submission in {folder} was not graded: it holds more than "
-                f"{SUBMISSION_LIMIT >> 20} MB. Ask the student to hand in their notebooks "
-                "without data files, then autograde again.")
-        return {str(p.relative_to(folder)): p.read_bytes() for p in paths}
-
-    def writer(self, assignment: str) -> GradebookWriter:
-        """The one writer of `assignment`'s scores to the course's gradebook."""
-        return GradebookWriter(self.db_url, self.course_id, assignment)
-
-    def put_in_place(self, assignment: str, graded: Graded) -> None:
-        """Make the student's autograded folder of `assignment` what grading gave."""
-        _replace_folder(Path(self.dirs.format_path(self.dirs.autograded_directory,
-                                                   graded.student, assignment)),
-                        graded.files, graded.mode)
-
-    def note_fingerprints(self, assignment: str, marks: dict[str, str]) -> None:
-        """Record the fingerprints of submissions whose scores are merged."""
-        write_text_atomically(self._state(assignment),
-                              json.dumps({**self.fingerprints(assignment), **marks}, indent=1))
-
-    def graded(self, assignment: str) -> set[str]:
-        """The students whose submission has an autograded folder and is in the gradebook."""
-        from nbgrader.api import Gradebook
-
-        with Gradebook(self.db_url, self.course_id) as gb:
-            known = {s.student.id for s in gb.find_assignment(assignment).submissions}
-        return {student for student in known if Path(self.dirs.format_path(
-            self.dirs.autograded_directory, student, assignment)).is_dir()}
-
-    def keep_log(self, assignment: str, graded: Graded) -> Path:
-        """nbgrader's log of grading the submission (cut, any bytes escaped: `capped`), kept
-        in `log_folder`."""
-        return write_text_atomically(
-            log_folder(self.root, assignment) / f"{graded.student}.log", capped(graded.log))
-
-    def fingerprints(self, assignment: str) -> dict[str, str]:
-        try:
-            return json.loads(self._state(assignment).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-
-    def write_summary(self, summary: BatchSummary) -> Path:
-        return write_text_atomically(self.root / STATE / f"{summary.assignment}-summary.json",
-                                     summary.to_json())
-
-    def _state(self, assignment: str) -> Path:
-        return self.root / STATE / f"{assignment}.json"
-
-
-def log_folder(course: Path, assignment: str) -> Path:
-    """Where nbgrader's log of each graded submission of `assignment` is kept."""
-    return course / STATE / f"{assignment}-logs"
-
-
-def _replace_folder(dest: Path, files: dict[str, bytes], mode: int) -> None:
-    """Make `dest` hold exactly `files` (each with `mode`), swapped in whole."""
-    new, old = dest.with_name(f".{dest.name}.agentlab-new"), dest.with_name(
-        f".{dest.name}.agentlab-old")
-    for leftover in (new, old):
-        shutil.rmtree(leftover, ignore_errors=True)
-    for name, content in files.items():
-        path = new / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-        path.chmod(mode)
-    new.mkdir(parents=True, exist_ok=True)
-    if dest.exists():
-        dest.rename(old)
-    new.rename(dest)
-    shutil.rmtree(old, ignore_errors=True)

@@ -2,7 +2,7 @@
 
 A submission is graded in a scratch course of its own, whose gradebook holds only the
 assignment's structure (`Shape`: notebooks and their grade, solution, task and source cells)
-and this student's part of the course's gradebook (`StudentPart`: their record, their
+and this student's entry in the course's gradebook (`StudentEntry`: their record, their
 extension, the manual scores a grader already gave). nbgrader's autograde then computes there
 exactly what it would compute in the course's gradebook; `Scores` reads it back, and `merge`
 writes it into the course's gradebook (in the batch writer's transaction, gradebook_writer.py):
@@ -57,7 +57,7 @@ class Shape(BaseModel):
     notebooks: list[NotebookShape]
 
 
-class StudentPart(BaseModel):
+class StudentEntry(BaseModel):
     """A student's record and what graders already did to their submission of the assignment."""
 
     student: str
@@ -117,40 +117,40 @@ def write_shape(db_url: str, shape: Shape) -> None:
 
 
 def read_students(db_url: str, course_id: str, assignment: str, students: Iterable[str]
-                  ) -> dict[str, StudentPart]:
-    """Each student's part of the course's gradebook (an empty one for a new student), read
+                  ) -> dict[str, StudentEntry]:
+    """Each student's entry in the course's gradebook (an empty one for a new student), read
     in one session."""
     with Gradebook(db_url, course_id) as gb:
-        return {student: _student_part(gb, assignment, student) for student in students}
+        return {student: _student_entry(gb, assignment, student) for student in students}
 
 
-def _student_part(gb: Gradebook, assignment: str, student: str) -> StudentPart:
+def _student_entry(gb: Gradebook, assignment: str, student: str) -> StudentEntry:
     try:
         record = gb.find_student(student)
     except MissingEntry:
-        return StudentPart(student=student)
+        return StudentEntry(student=student)
     fields = {"first_name": record.first_name, "last_name": record.last_name,
               "email": record.email, "lms_user_id": record.lms_user_id}
     try:
         submission = gb.find_submission(assignment, student)
     except MissingEntry:
-        return StudentPart(student=student, fields=fields)
+        return StudentEntry(student=student, fields=fields)
     manual = {nb.name: {g.name: g.manual_score for g in nb.grades
                         if g.manual_score is not None} for nb in submission.notebooks}
-    return StudentPart(student=student, fields=fields, extension=submission.extension,
+    return StudentEntry(student=student, fields=fields, extension=submission.extension,
                        manual_scores={nb: cells for nb, cells in manual.items() if cells})
 
 
-def write_student(db_url: str, course_id: str, assignment: str, part: StudentPart) -> None:
-    """Record `part` in the scratch gradebook at `db_url`, which holds the assignment."""
+def write_student(db_url: str, course_id: str, assignment: str, entry: StudentEntry) -> None:
+    """Record `entry` in the scratch gradebook at `db_url`, which holds the assignment."""
     with Gradebook(db_url, course_id) as gb:
-        gb.update_or_create_student(part.student, **part.fields)
-        if part.extension is None and not part.manual_scores:
+        gb.update_or_create_student(entry.student, **entry.fields)
+        if entry.extension is None and not entry.manual_scores:
             return
-        gb.update_or_create_submission(assignment, part.student, extension=part.extension)
-        for notebook, cells in part.manual_scores.items():
+        gb.update_or_create_submission(assignment, entry.student, extension=entry.extension)
+        for notebook, cells in entry.manual_scores.items():
             for cell, score in cells.items():
-                gb.find_grade(cell, notebook, assignment, part.student).manual_score = score
+                gb.find_grade(cell, notebook, assignment, entry.student).manual_score = score
         gb.db.commit()
 
 
@@ -171,14 +171,14 @@ def cell_names(gb: Gradebook, assignment: str) -> dict[str, str]:
             for cell in (*notebook.grade_cells, *notebook.solution_cells, *notebook.task_cells)}
 
 
-def add_new_students(gb: Gradebook, parts: Sequence[StudentPart]) -> None:
-    """Give the students of `parts` whom the gradebook `gb` does not know their records
+def add_new_students(gb: Gradebook, entries: Sequence[StudentEntry]) -> None:
+    """Give the students of `entries` whom the gradebook `gb` does not know their records
     (which it knows: one query)."""
     known = {found for (found,) in gb.db.query(Student.id).filter(
-        Student.id.in_([part.student for part in parts]))}
-    for part in parts:
-        if part.student not in known:
-            gb.add_student(part.student, **part.fields)
+        Student.id.in_([entry.student for entry in entries]))}
+    for entry in entries:
+        if entry.student not in known:
+            gb.add_student(entry.student, **entry.fields)
 
 
 def submissions_of(gb: Gradebook, assignment: str, students: Sequence[str]

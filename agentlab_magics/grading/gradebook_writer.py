@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, scoped_session, sessionmaker, undefer
 from agentlab_magics.grading.gradebook_copy import (
     Gradebook,
     Scores,
-    StudentPart,
+    StudentEntry,
     SubmittedAssignment,
     add_new_students,
     cell_names,
@@ -49,15 +49,15 @@ class GradebookWriter:
             self._gradebook.close()
             self._gradebook = None
 
-    def merge(self, graded: Sequence[tuple[StudentPart, Scores]]) -> list[tuple[float, float]]:
+    def merge(self, graded: Sequence[tuple[StudentEntry, Scores]]) -> list[tuple[float, float]]:
         """Merge each (student's part, scores) in one transaction; each one's score and
         maximum, in order."""
         with self._transaction() as gb:
-            add_new_students(gb, [part for part, _ in graded])
+            add_new_students(gb, [entry for entry, _ in graded])
             gb.db.flush()  # for add_submission, which looks each student up
-            known = submissions_of(gb, self.assignment, [part.student for part, _ in graded])
-            submissions = [merge(gb, self.assignment, part.student, scores, self._names,
-                                 known.get(part.student)) for part, scores in graded]
+            known = submissions_of(gb, self.assignment, [entry.student for entry, _ in graded])
+            submissions = [merge(gb, self.assignment, entry.student, scores, self._names,
+                                 known.get(entry.student)) for entry, scores in graded]
             gb.db.flush()
             return _totals(gb, submissions)
 

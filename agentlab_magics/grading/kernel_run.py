@@ -245,7 +245,7 @@ class KernelRun(Execute):
         "Bytes of output kept for the whole notebook while the kernel runs it (display "
         "updates counted once for every output they change).")).tag(config=True)
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         # The kernel is the student's and its outputs are in: waiting for it to exit
         # gracefully (up to shutdown_wait_time) would idle the grader on every notebook.

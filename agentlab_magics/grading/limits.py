@@ -67,7 +67,8 @@ def _limit() -> None:
 
 if __name__ == "__main__":
     scratch, command = sys.argv[1], sys.argv[3:]
-    os.setsid()
+    if os.getsid(0) != os.getpid():  # a session of its own, unless it leads one already
+        os.setsid()
     _limit()
     os.chdir(scratch)
     os.environ.update(home_of(scratch))

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from traitlets.config import Config
 
 from agentlab_magics.grading import autograde
-from agentlab_magics.grading.gradebook_copy import Scores, StudentPart, read_scores, write_student
+from agentlab_magics.grading.gradebook_copy import Scores, StudentEntry, read_scores, write_student
 from agentlab_magics.grading.leftovers import folder as private_folder
 from agentlab_magics.grading.printable import odd_names, printable
 from agentlab_magics.grading.sandbox import detect
@@ -51,7 +51,7 @@ class Kit(BaseModel):
 class Submission(BaseModel):
     """One student's submitted folder, and their part of the gradebook."""
 
-    part: StudentPart
+    entry: StudentEntry
     files: dict[str, bytes]  # path in the submitted folder -> content
 
 
@@ -76,7 +76,7 @@ def grade_one(kit: Kit, submission: Submission) -> Graded:
     """Autograde `submission` in a scratch course of its own; never raises for a submission's
     sake (what went wrong is the result's problem)."""
     started = time.time()
-    student = submission.part.student
+    student = submission.entry.student
     with private_folder("course") as scratch:
         config = _scratch_config(kit, scratch)
         dirs = CourseDirectory(config=config)
@@ -85,7 +85,7 @@ def grade_one(kit: Kit, submission: Submission) -> Graded:
             _write(Path(dirs.format_path(step, student, kit.assignment)), files)
         db_url = dirs.db_url
         Path(db_url.removeprefix("sqlite:///")).write_bytes(kit.gradebook)
-        write_student(db_url, kit.course_id, kit.assignment, submission.part)
+        write_student(db_url, kit.course_id, kit.assignment, submission.entry)
         phases = {"scratch course": time.time() - started}
         result, spent = _autograde(config, dirs, kit.assignment, student)
         phases.update(spent)

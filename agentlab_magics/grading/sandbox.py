@@ -38,6 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from agentlab_magics.course.instructor import instructor_package
 from agentlab_magics.grading.leftovers import make_folder
 from agentlab_magics.grading.limits import (
     SYSTEM_PATH,
@@ -357,11 +358,9 @@ def readable() -> list[str]:
     import site
     import sysconfig
 
-    import agentlab_magics
-
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
              *site.getsitepackages(), sysconfig.get_paths()["purelib"],
-             sysconfig.get_paths()["platlib"], str(Path(agentlab_magics.__file__).parent)}
+             sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1])}
     resolved = sorted({str(Path(path).resolve()) for path in paths if os.path.isdir(path)})
     outer: list[str] = []
     for path in resolved:
@@ -372,8 +371,6 @@ def readable() -> list[str]:
 
 def instructor_paths() -> list[str]:
     """Where the instructor's package lives, if it is installed: never seen by a run."""
-    from agentlab_magics.course.instructor import instructor_package
-
     package = instructor_package()
     return [str(Path(package.__file__).parent)] if package is not None and package.__file__ \
         else []

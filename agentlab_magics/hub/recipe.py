@@ -29,10 +29,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agentlab_magics.course.instructor import ENTRY_POINTS, instructor_package
 from agentlab_magics.grading.limits import SYSTEM_PATH, closed_ancestor
 from agentlab_magics.grading.sandbox import own_tree
 from agentlab_magics.hub.plan import PLAN, HubPlan
+from agentlab_magics.making.new_course import init
 from agentlab_magics.problems import UsageProblem
+from agentlab_magics.term.nbgrader_cli import Nbgrader
 
 PROXY = "configurable-http-proxy"
 # A kernel's Unix socket is its user's home and 79 characters (the runtime folder, the kernel's
@@ -119,7 +122,6 @@ def _instructor_package(plan: HubPlan) -> Path | None:
     if plan.instructor_package is not None:
         folder = plan.instructor_package.resolve()
         return folder if (folder / "agentlab_instructor" / "__init__.py").is_file() else None
-    from agentlab_magics.course.instructor import instructor_package
 
     package = instructor_package()
     if package is None or not package.__file__:
@@ -168,8 +170,6 @@ def _copy_instructor_package(plan: HubPlan, package: Path) -> None:
     """Copy the instructor package (from the folder `package`) where the instructor's group
     alone may read it, with the entry point through which agentlab_magics finds it
     (course/instructor.py)."""
-    from agentlab_magics.course.instructor import ENTRY_POINTS
-
     name = "agentlab_instructor"
     target = plan.instructor_files / name
     if target.exists():
@@ -226,9 +226,6 @@ def student_kernel(plan: HubPlan) -> dict:
 def _course(plan: HubPlan) -> None:
     """The instructor's course, written from the installed package where it is missing, with
     the students in its gradebook (the formgrader lists them by name)."""
-    from agentlab_magics.term.course_folder import init
-    from agentlab_magics.term.nbgrader_cli import Nbgrader
-
     if not plan.course.exists():
         sys.path.insert(0, str(plan.instructor_package))
         try:

@@ -35,6 +35,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.course.questions import letter_today
 from agentlab_magics.progress.lock import held
 
 ENV = "AGENTLAB_PROGRESS"
@@ -148,8 +149,6 @@ class Progress(BaseModel):
 def _relettered(record: object) -> object:
     """A version-1 lab record with each committed letter as today's order names that option;
     anything not of that shape as it was, for validation to describe."""
-    from agentlab_magics.course.questions import letter_today
-
     questions = record.get("questions") if isinstance(record, dict) else None
     if not isinstance(record, dict) or not isinstance(questions, dict):
         return record

@@ -28,11 +28,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentlab_magics.course.assignments import find_assignment
+from agentlab_magics.course.questions import questions_for
 from agentlab_magics.problems import UsageProblem
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
-from agentlab_magics.term.course_folder import in_course_order, require_course
+from agentlab_magics.term.course_folder import CourseFolder, Step, in_course_order
 from agentlab_magics.term.hand_ins import HandIn, hand_ins
-from agentlab_magics.term.nbgrader_cli import Nbgrader, without_slow_imports
+from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 
 # Days before the due date (negative: after it), as ranges [low, high).
@@ -144,17 +146,12 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
     """The report of `assignments` (default: every one the gradebook has) of the nbgrader
     course in `course`, as its configuration lays it out; ReportProblem when there is nothing
     to report on, CourseFolderProblem when `course` holds no course."""
-    without_slow_imports()
-    from nbgrader.api import Gradebook
-    from nbgrader.coursedir import CourseDirectory
-
-    require_course(course)
-    dirs = CourseDirectory(config=(nbgrader or Nbgrader()).configuration(course))
-    database = dirs.db_url.removeprefix("sqlite:///")
-    if dirs.db_url.startswith("sqlite:///") and not Path(database).is_file():
+    folder = CourseFolder.read(course, nbgrader)
+    database = folder.gradebook_file()
+    if database is not None and not database.is_file():
         raise ReportProblem(f"{course} has no gradebook yet ({database}): generate, collect "
                             "and autograde an assignment first.")
-    with Gradebook(dirs.db_url, dirs.course_id) as gradebook:
+    with folder.gradebook() as gradebook:
         known = in_course_order([a.name for a in gradebook.assignments])
         unknown = [a for a in assignments if a not in known]
         if unknown or not known:
@@ -165,10 +162,10 @@ def read_class(course: Path, assignments: Sequence[str] = (), *,
         rows, work = [], {}
         for assignment in chosen:
             handed = hand_ins(gradebook, assignment)
-            done = _work(dirs, assignment, [h.student for h in handed])
+            done = _work(folder, assignment, [h.student for h in handed])
             work.update({(assignment, student): w for student, w in done.items()})
             rows.append(_assignment(gradebook.find_assignment(assignment), handed, roster, done))
-    return ClassReport(course_id=dirs.course_id, assignments=rows,
+    return ClassReport(course_id=folder.course_id, assignments=rows,
                        students=[_student(s, name, rows, work) for s, name in roster.items()])
 
 
@@ -178,18 +175,17 @@ def _name(student: Any) -> str:
     return f"{names} ({student.id})" if names else student.id
 
 
-def _work(dirs: Any, assignment: str, students: Sequence[str]) -> dict[str, Work]:
+def _work(folder: CourseFolder, assignment: str, students: Sequence[str]) -> dict[str, Work]:
     """What each student's autograded and submitted notebooks of `assignment` show."""
-    def notebooks(step: str) -> dict[str, list[dict[str, Any]]]:
+    def notebooks(step: Step) -> dict[str, list[dict[str, Any]]]:
         # one glob an assignment: nbgrader's format_path is slow to call per student
-        pattern = Path(dirs.format_path(step, "*", assignment))
+        pattern = folder.folder(step, "*", assignment)
         found: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for path in sorted(pattern.parent.parent.glob(f"*/{pattern.name}/*.ipynb")):
             found[path.parent.parent.name].append(read_notebook(path))
         return found
 
-    autograded, submitted = notebooks(dirs.autograded_directory), notebooks(
-        dirs.submitted_directory)
+    autograded, submitted = notebooks("autograded"), notebooks("submitted")
     return {s: read_work(autograded.get(s, []), submitted.get(s, [])) for s in students}
 
 
@@ -226,11 +222,8 @@ def _tests(work: dict[str, Work]) -> list[TestRow]:
 
 def _questions(assignment: str, work: dict[str, Work]) -> list[QuestionRow]:
     """Each question of the assignment's labs, with every student's committed answer."""
-    from agentlab_magics.course.assignments import find_assignment
-    from agentlab_magics.course.questions import questions_for
-
     try:
-        labs = [part.lab for part in find_assignment(assignment).parts]
+        labs = [assigned.lab for assigned in find_assignment(assignment).labs]
     except LookupError:
         return []
     rows = []
@@ -263,12 +256,9 @@ def _student(student: str, name: str, rows: list[AssignmentRow],
 
 def _state(assignment: str, done: Work) -> State:
     """The assignment's state on the map from its labs' (the module docstring says how)."""
-    from agentlab_magics.course.assignments import find_assignment
-    from agentlab_magics.course.questions import questions_for
-
     try:
-        labs = {part.lab: [f"tests-{part.lab}-{group.id}" for group in part.groups]
-                for part in find_assignment(assignment).parts}
+        labs = {assigned.lab: [f"tests-{assigned.lab}-{group.id}" for group in assigned.groups]
+                for assigned in find_assignment(assignment).labs}
     except LookupError:  # an assignment of the instructor's own: one lab, every graded cell
         labs = {assignment: list(done.cells)}
     states: list[State] = []

@@ -19,9 +19,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agentlab_magics.widgets.kept_views import keep
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from agentlab_magics.widgets.run_meter import model_meter, request_tokens, seconds
+from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import Judgement, first_screen, message_row
+from agentlab_magics.widgets.transcript_feed import TranscriptFeed
 from agentlab_magics.widgets.words import plural
 
 LIVE_ROWS = 20  # rows sent with each live state: the newest ones, where a running view looks
@@ -31,7 +34,6 @@ class LiveTranscript:
     """One run's messages as they are told, drawn in a TranscriptWidget; call it with events."""
 
     def __init__(self, model: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
-        from agentlab_magics.widgets.transcript_feed import TranscriptFeed
         from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 
         self.messages: list = []
@@ -111,9 +113,6 @@ class LiveTranscript:
 
     def _finish(self, reason: Any) -> None:
         """The run is over: the widget draws the finished record, judged, as %transcript does."""
-        from agentlab_magics.widgets.kept_views import keep
-        from agentlab_magics.widgets.transcript import Transcript
-
         self.state, self.reason = "finished", reason if isinstance(reason, str) else ""
         self._finished = Transcript(list(self.messages), static=True, notes=self._notes,
                                     meter=model_meter(self.model))

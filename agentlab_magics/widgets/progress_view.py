@@ -14,7 +14,8 @@ from html import escape
 from typing import Any
 
 from agentlab_magics.progress.store import STATES
-from agentlab_magics.widgets.rendering import ThreeWayView, stylesheet
+from agentlab_magics.widgets.assets import stylesheet
+from agentlab_magics.widgets.rendering import ThreeWayView
 
 MARKS = {"not started": "○", "in progress": "◐", "mastered": "★", "built with help": "☆"}
 MEANINGS = {

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from agentlab_magics.widgets.rendering import ThreeWayView, style
+from agentlab_magics.widgets.assets import style
+from agentlab_magics.widgets.rendering import ThreeWayView
 
 if TYPE_CHECKING:
-    from agentlab_magics.notebook import Asked
+    from agentlab_magics.progress.asked import Asked
 
 Commit = Callable[[str], "Asked"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from agentlab_magics.widgets.rendering import asset, stylesheet
+from agentlab_magics.widgets.assets import asset, stylesheet
 
 
 class QuestionWidget(anywidget.AnyWidget):

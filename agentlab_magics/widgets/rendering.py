@@ -11,30 +11,11 @@ bundle with a widget is asked for.
 
 from __future__ import annotations
 
-import functools
 import sys
-from importlib import resources
 from typing import Any
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MARK = "agentlab_magics"  # the output metadata key that says which of our views made it
-
-
-@functools.cache
-def asset(name: str) -> str:
-    """The text of a file shipped beside this module (transcript.js, transcript.css)."""
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def stylesheet(name: str) -> str:
-    """A view's stylesheet (transcript.css, progress_map.css) after the colours every view
-    draws with (palette.css)."""
-    return asset("palette.css") + asset(name)
-
-
-def style() -> str:
-    """The views' one stylesheet as an inline <style> element, for static HTML."""
-    return f"<style>{stylesheet('transcript.css')}</style>"
 
 
 def frontend_draws_widgets() -> bool:
@@ -93,6 +74,7 @@ class ThreeWayView:
 
     def make_widget(self) -> Any:
         """A new widget drawing `data()`; views that take input give their own."""
+        # here, not at the top: anywidget and ipywidgets load only when a widget is drawn
         from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 
         return TranscriptWidget(data=self.data())

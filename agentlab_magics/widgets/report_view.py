@@ -14,8 +14,10 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.cell_source import not_written
+from agentlab_magics.checking.diagnosis import causes
 from agentlab_magics.checking.text_report import printable
-from agentlab_magics.widgets.rendering import ThreeWayView, style
+from agentlab_magics.widgets.assets import style
+from agentlab_magics.widgets.rendering import ThreeWayView
 from agentlab_magics.widgets.transcript_data import MAX_CAP, Cut, collapse, transcript_data
 from agentlab_magics.widgets.transcript_html import (
     text_block_html,
@@ -37,7 +39,7 @@ def report_data(report: CheckReport) -> dict[str, Any]:
     per test its mark, sentence, message (collapsed like a long tool output), the panels that
     explain a failure no other shares, and whether it opens: a failure does, unless it repeats
     an earlier one's "not written yet"."""
-    shared = [cause for cause in report.causes() if len(cause.tests) > 1]
+    shared = [cause for cause in causes(report) if len(cause.tests) > 1]
     cause_of_test = {name: number for number, cause in enumerate(shared) for name in cause.tests}
     outcomes = {outcome.name: outcome for outcome in report.outcomes}
     tests, missing = [], set()
@@ -56,12 +58,12 @@ def report_data(report: CheckReport) -> dict[str, Any]:
         elif explained_by_its_run(outcome):
             test.update(panels(outcome))
         tests.append(test)
-    causes = [{"lead": cause.lead, "tests": cause.tests, "drawn_by": cause.drawn_by,
-               **panels(outcomes[cause.drawn_by])}
-              for cause in shared]
+    drawn_causes = [{"lead": cause.lead, "tests": cause.tests, "drawn_by": cause.drawn_by,
+                     **panels(outcomes[cause.drawn_by])}
+                    for cause in shared]
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
-            "problem": report.problem, "causes": causes, "tests": tests}
+            "problem": report.problem, "causes": drawn_causes, "tests": tests}
 
 
 def panels(outcome: TestOutcome) -> dict[str, Any]:

@@ -23,7 +23,8 @@ from typing import Any
 
 from agentlab_magics.lab.rules import same
 from agentlab_magics.lab.views import shape, show
-from agentlab_magics.widgets.rendering import ThreeWayView, style
+from agentlab_magics.widgets.assets import style
+from agentlab_magics.widgets.rendering import ThreeWayView
 from agentlab_magics.widgets.transcript_data import Judgement, messages_of
 from agentlab_magics.widgets.words import plural
 

@@ -26,8 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentlab_magics.course.questions import UnknownQuestion, find_question
+from agentlab_magics.progress.asked import Asked
 from agentlab_magics.progress.store import Progress, ProgressError, default_path, parse
 from agentlab_magics.widgets.kept_views import kept
+from agentlab_magics.widgets.question_view import question_data, question_html, question_text
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 
 STATE = "application/vnd.jupyter.widget-state+json"
@@ -109,10 +112,6 @@ def _our_outputs(notebook: dict) -> list[dict]:
 
 def _answer(output: dict, progress: Progress) -> None:
     """The question's output drawn with the answer `progress` holds for it, if it holds one."""
-    from agentlab_magics.course.questions import UnknownQuestion, find_question
-    from agentlab_magics.notebook import Asked
-    from agentlab_magics.widgets.question_view import question_data, question_html, question_text
-
     mark = output["metadata"][MARK]
     if not isinstance(mark.get("id"), str):
         return

@@ -10,10 +10,11 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from agentlab_magics.widgets.rendering import ThreeWayView, stylesheet
+from agentlab_magics.widgets.assets import stylesheet
+from agentlab_magics.widgets.rendering import ThreeWayView
 
 if TYPE_CHECKING:
-    from agentlab_magics.notebook import Solution
+    from agentlab_magics.course.solutions import Solution
 
 WARNING = ("This is the graded reference solution, and opening it is recorded: from now on "
            "the progress map says \"built with help\" for {lab}, unless you had already passed "

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentlab_magics.widgets.kept_views import keep
 from agentlab_magics.widgets.rendering import ThreeWayView
 from agentlab_magics.widgets.transcript_data import Judgement, check_view
+from agentlab_magics.widgets.transcript_feed import TranscriptFeed
 from agentlab_magics.widgets.transcript_html import static_data, transcript_html, transcript_text
 
 COPY_ROWS = 20  # rows of a long transcript's first screen copied beside its widget
@@ -55,7 +57,6 @@ class Transcript(ThreeWayView):
     def make_widget(self) -> Any:
         """A widget fed piece by piece (widgets.transcript_feed): its first state costs the
         same for any length of transcript."""
-        from agentlab_magics.widgets.transcript_feed import TranscriptFeed
         from agentlab_magics.widgets.transcript_widget import TranscriptWidget
 
         feed = TranscriptFeed(self._source, view=self._view, judge=self._judge_for_widget)
@@ -66,8 +67,6 @@ class Transcript(ThreeWayView):
         renderings kept for the saving hook as soon as there is one."""
         judgement = self.judgement()
         if self._widget is not None and not self._widget.data.get("complete", True):
-            from agentlab_magics.widgets.kept_views import keep
-
             keep(self._widget.model_id, self.to_html(), self.to_text())
         return judgement
 

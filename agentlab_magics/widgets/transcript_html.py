@@ -13,7 +13,7 @@ from typing import Any
 
 from agentlab_magics.lab.rules import ROLES
 from agentlab_magics.lab.views import show
-from agentlab_magics.widgets.rendering import style
+from agentlab_magics.widgets.assets import style
 from agentlab_magics.widgets.transcript_data import Judgement, budget_cap, messages_of
 
 STATIC_ROWS = 400   # a longer transcript is drawn in part: its two ends and its flagged rows

@@ -13,7 +13,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from agentlab_magics.widgets.rendering import asset, stylesheet
+from agentlab_magics.widgets.assets import asset, stylesheet
 
 
 class TranscriptWidget(anywidget.AnyWidget):

@@ -20,7 +20,8 @@ from functools import cache
 
 from agentlab_instructor.harness_file import Piece, lesson_file, pieces, solution_bodies
 from agentlab_instructor.reference import functions
-from agentlab_magics.course.catalog import Lab, find_lab, labs
+from agentlab_magics.course.catalog import find_lab, labs
+from agentlab_magics.course.lab_model import Lab
 
 EARLY = "agentlab_instructor.reference.early."
 

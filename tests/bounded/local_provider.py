@@ -9,6 +9,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+
 def completion(content=None, calls=(), tokens=7):
     """A chat-completions body; ``calls`` are (id, name, arguments text) triples."""
     message = {"role": "assistant", "content": content}

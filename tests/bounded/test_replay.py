@@ -102,5 +102,5 @@ def test_a_damaged_or_missing_recording_says_what_to_do(tmp_path):
     with pytest.raises(RecordingProblem, match=r"run.json is not a recording of model calls: "
                                                 "record the run again"):
         load_recording(damaged)
-    with pytest.raises(RecordingProblem, match="cannot be read .*: record the run again"):
+    with pytest.raises(RecordingProblem, match=r"cannot be read .*: record the run again"):
         load_recording(tmp_path / "missing.json")

@@ -22,7 +22,16 @@ from playwright.sync_api import expect
 
 from agentlab_magics.widgets.rendering import WIDGET_VIEW
 from tests.browser.lab_session import (
-    Browsing, cell, click, line_of, open_offline, output, ran_all, row, shoot)
+    Browsing,
+    cell,
+    click,
+    line_of,
+    open_offline,
+    output,
+    ran_all,
+    row,
+    shoot,
+)
 from tests.student_notebook import (
     BROKEN_CHECK,
     BROKEN_SUMMARY,

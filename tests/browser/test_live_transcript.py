@@ -12,7 +12,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.lab_session import (
-    Browsing, cell, open_offline, output, row, run_all, serve_jupyterlab, shoot)
+    Browsing,
+    cell,
+    open_offline,
+    output,
+    row,
+    run_all,
+    serve_jupyterlab,
+    shoot,
+)
 from tests.student_notebook import notebook_of
 
 NOTEBOOK = "live.ipynb"

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from agentlab_magics.course import find_lab
 from agentlab_magics.progress.store import STATES
-from tests.browser.lab_session import (Browsing, cell, output, ran_all, screenshot_folder, shoot)
+from tests.browser.lab_session import Browsing, cell, output, ran_all, screenshot_folder, shoot
 from tests.student_notebook import notebook_of
 
 NOTEBOOK = "progress.ipynb"

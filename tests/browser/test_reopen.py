@@ -21,11 +21,29 @@ from playwright.sync_api import Page, expect
 
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from tests.browser.lab_session import (
-    WAIT_MS, Browsing, Served, line_of, open_offline, output, row, run_all, serve_jupyterlab,
-    shoot)
+    WAIT_MS,
+    Browsing,
+    Served,
+    line_of,
+    open_offline,
+    output,
+    row,
+    run_all,
+    serve_jupyterlab,
+    shoot,
+)
 from tests.student_notebook import (
-    BROKEN_CHECK, BROKEN_SUMMARY, FAILING, QUESTION, REFERENCE_CHECK, REFERENCE_SUMMARY, RIGHT,
-    TRANSCRIPT, UNANSWERED, student_notebook)
+    BROKEN_CHECK,
+    BROKEN_SUMMARY,
+    FAILING,
+    QUESTION,
+    REFERENCE_CHECK,
+    REFERENCE_SUMMARY,
+    RIGHT,
+    TRANSCRIPT,
+    UNANSWERED,
+    student_notebook,
+)
 
 NOTEBOOK = "lesson5.ipynb"
 CLICKED = "C"  # the right option, "user, reply, result c1, result c2"

@@ -15,8 +15,8 @@ from playwright.sync_api import expect
 
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
-from agentlab_magics.term.notebooks import notebook
-from tests.browser.lab_session import (Browsing, output, ran_all, shoot)
+from agentlab_magics.making.notebooks import notebook
+from tests.browser.lab_session import Browsing, output, ran_all, shoot
 from tests.mutation.mutants import MUTANTS
 
 NOTEBOOK = "checkpoint-a.ipynb"

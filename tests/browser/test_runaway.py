@@ -21,7 +21,15 @@ from agentlab_magics.checking.report import MARKS
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.browser.lab_session import (
-    Browsing, cell, open_offline, output, run_all, screenshot_folder, serve_jupyterlab, shoot)
+    Browsing,
+    cell,
+    open_offline,
+    output,
+    run_all,
+    screenshot_folder,
+    serve_jupyterlab,
+    shoot,
+)
 from tests.student_notebook import notebook_of
 
 NOTEBOOK = "runaway.ipynb"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from agentlab_magics.checking import run
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
 
 REFERENCE = find_lab("lesson5").reference

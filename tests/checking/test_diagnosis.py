@@ -8,8 +8,9 @@ import functools
 
 import pytest
 
-from agentlab_magics.checking import run
+from agentlab_magics.checking.diagnosis import causes
 from agentlab_magics.checking.report import CheckReport
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
 from agentlab_magics.widgets.report_view import report_data
 from tests.mutation.mutants import MUTANTS, Mutant
@@ -99,14 +100,14 @@ def check(tmp_path_factory):
 @pytest.mark.parametrize(("mutant", "lead", "wrong"), CASES, ids=[c[0].name for c in CASES])
 def test_the_lead_sentence_names_the_bugs_cause(mutant, lead, wrong, check):
     report = check(mutant)
-    causes = report.causes()
-    assert causes and lead.lower() in causes[0].lead.lower(), [c.lead for c in causes]
+    found = causes(report)
+    assert found and lead.lower() in found[0].lead.lower(), [c.lead for c in found]
 
 
 @pytest.mark.parametrize(("mutant", "lead", "wrong"), CASES, ids=[c[0].name for c in CASES])
 def test_no_failing_message_names_a_wrong_cause(mutant, lead, wrong, check):
     report = check(mutant)
-    said = [o.message for o in report.outcomes if not o.passed] + [c.lead for c in report.causes()]
+    said = [o.message for o in report.outcomes if not o.passed] + [c.lead for c in causes(report)]
     for words in [*NEVER, *wrong]:
         if words.lower() in lead.lower():
             continue

@@ -3,7 +3,7 @@ list where the student's value departs from the expected one, and the lab tests 
 
 from __future__ import annotations
 
-from agentlab_magics.checking import run
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.labtests.kit import gave, said
 from agentlab_magics.lab import ScriptedModel

@@ -13,10 +13,10 @@ import time
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking.bridge import Foreign, Remote, crossing_of
+from agentlab_magics.checking.bridge import Foreign, Remote, description_of
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol import frames
-from agentlab_magics.checking.protocol.caps import CROSSING_CAP, FRAME_CAP
+from agentlab_magics.checking.protocol.caps import CALLBACK_CAP, FRAME_CAP
 from agentlab_magics.checking.runner import run
 from agentlab_magics.checking.stopped import Ended, OutOfTime, Unreadable
 from agentlab_magics.course import find_lab
@@ -135,7 +135,7 @@ def test_a_flood_of_calls_back_is_cut_with_a_sentence():
             say({"k": "get", "h": model["$h"], "n": "max_calls"})
             hear()
     ''')))
-    assert f"{CROSSING_CAP:,} times in one test" in first(report).message
+    assert f"{CALLBACK_CAP:,} times in one test" in first(report).message
 
 
 def test_printed_output_is_cut():
@@ -385,9 +385,9 @@ def test_the_judges_objects_cross_as_handles_whose_methods_call_back(student):
 def test_an_exception_crosses_as_its_class_with_the_students_line(student):
     with pytest.raises(TypeError) as caught:
         student.call("caller", (None,), {})
-    crossed = crossing_of(caught.value)
-    assert type(caught.value) is TypeError and crossed.lines == [17]
-    assert "'NoneType' object is not callable" in crossed.text
+    described = description_of(caught.value)
+    assert type(caught.value) is TypeError and described.lines == [17]
+    assert "'NoneType' object is not callable" in described.text
 
 
 def test_a_judge_exception_reaches_the_students_code_as_its_class(student):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.cell_source import CodeProblem, compiled
+from agentlab_magics.checking.runner import run
 from agentlab_magics.notebook import check_cell
 from agentlab_magics.progress import ProgressStore
 

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.one_cpu import current_cpu, join, judge_here
 from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.runner import run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import find_lab
 

@@ -10,18 +10,11 @@ import importlib.resources
 import json
 import re
 
-from agentlab_magics.checking import run
-from agentlab_magics.checking.parting import (
-    REFERENCE_RUNS,
-    shipped_runs,
-    parting,
-    reference_run,
-    turns,
-)
+from agentlab_magics.checking.parting import parting, reference_run, shipped_runs, turns
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.starter_files import PACKAGE
+from agentlab_magics.course.starter_files import PACKAGE, REFERENCE_RUNS
 from agentlab_magics.widgets.report_view import ReportView
 
 REFERENCE = {"sent": 3, "shapes": ["U", "U A[c1] R(c1)", "U A[c1] R(c1) A[c2] R(c2)"]}

@@ -13,11 +13,11 @@ import time
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking import run
 from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.diagnosis import causes
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol.caps import MEMORY_CAP
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab
 from agentlab_magics.lab import caps
 
@@ -192,7 +192,7 @@ def test_a_loop_that_spins_names_its_line_and_only_the_first_test_is_waited_out(
     source = reference.replace(loop, "    while True:\n        pass\n" + loop, 1)
     line = source.splitlines().index("        pass")  # 1-based, the `while True:` above it
     report = run("lesson3", "", source=source, timeout=2.0)
-    (cause,) = report.causes()
+    (cause,) = causes(report)
     assert cause.lead == (f"{len(cause.tests)} tests fail for one reason: the time ran out while "
                           f"your code was on line {line} of your cell (`while True:`): that "
                           "line never lets the run finish.")

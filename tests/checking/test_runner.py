@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import UnknownLab, find_lab, labs
 
 REFERENCE = find_lab("lesson5").reference

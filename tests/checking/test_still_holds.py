@@ -11,12 +11,12 @@ from collections import Counter
 
 import pytest
 
-from agentlab_magics.checking import run
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.checking.text_report import render
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.assignments import ASSIGNMENTS, group_tests, points
+from agentlab_magics.course.assignments import ASSIGNMENTS
 from agentlab_magics.course.labtests import lesson1, lesson3, lesson5, reads
+from agentlab_magics.grading.groups import group_tests, points
 from agentlab_magics.notebook import check_cell
 from agentlab_magics.progress import ProgressStore
 from tests.mutation.mutants import MUTANTS
@@ -77,13 +77,13 @@ def test_no_chat_test_is_carried_past_lesson_2_whose_file_still_has_chat():
 
 def test_grading_counts_the_labs_own_tests_only():
     for assignment in ASSIGNMENTS:
-        for part in assignment.parts:
-            own = {test.name for test in lab_tests(find_lab(part.lab), held_back=True,
+        for assigned in assignment.labs:
+            own = {test.name for test in lab_tests(find_lab(assigned.lab), held_back=True,
                                                    still_holds=False)}
-            graded = [name for group in part.groups for hidden in (False, True)
-                      for name in group_tests(part.lab, group.id, held_back=hidden)]
-            assert sorted(graded) == sorted(own), part.lab
-            assert sum(points(part.lab, group.id) for group in part.groups) == len(own)
+            graded = [name for group in assigned.groups for hidden in (False, True)
+                      for name in group_tests(assigned.lab, group.id, held_back=hidden)]
+            assert sorted(graded) == sorted(own), assigned.lab
+            assert sum(points(assigned.lab, group.id) for group in assigned.groups) == len(own)
 
 
 def test_a_broken_earlier_loop_fails_under_its_lessons_heading(tmp_path):

@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 import pytest
 
-from agentlab_magics.checking.unchanged import Prints
+from agentlab_magics.checking.unchanged import Snapshots
 
 
 class Handle:
@@ -20,8 +20,8 @@ class Role(enum.StrEnum):
     USER = "user"
 
 
-def prints() -> Prints:
-    return Prints(lambda value: value.number if type(value) is Handle else None)
+def prints() -> Snapshots:
+    return Snapshots(lambda value: value.number if type(value) is Handle else None)
 
 
 @pytest.mark.parametrize("one, other", [

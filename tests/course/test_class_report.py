@@ -12,12 +12,13 @@ import pytest
 from bs4 import BeautifulSoup
 from nbgrader.api import Gradebook
 
-from agentlab_magics import checking
 from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.runner import run as check
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
 from agentlab_magics.course.questions import questions_for
+from agentlab_magics.demos.students import answer, harness
 from agentlab_magics.term.lms_export import (
     CANVAS_IDS,
     MOODLE_IDS,
@@ -26,7 +27,6 @@ from agentlab_magics.term.lms_export import (
     read_canvas,
     read_moodle,
 )
-from agentlab_magics.term.students import answer, harness
 from agentlab_magics.term.submitted_work import NO_REASON, outcomes_in, read_work
 from tests.class_term import ASSIGNMENTS, HANDING_IN, MARKUP, ROSTER
 
@@ -99,7 +99,7 @@ def test_a_student_fails_a_test_of_a_cell_exactly_where_the_gradebook_took_its_p
 
 def test_each_cause_is_the_judges_message_for_that_student_and_counted_per_student(page):
     lab = find_lab("lesson1")
-    report = checking.run(lab.id, load(harness("wrong", lab.id), "harness.py", lab.module))
+    report = check(lab.id, load(harness("wrong", lab.id), "harness.py", lab.module))
     judged = {o.sentence: o.message.splitlines()[0] for o in report.outcomes if not o.passed}
     assert judged
     for sentence, cause in judged.items():
@@ -113,8 +113,8 @@ def test_each_cause_is_the_judges_message_for_that_student_and_counted_per_stude
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_options_count_is_the_students_who_committed_to_it(page, assignment):
-    for part in find_assignment(assignment).parts:
-        for question in questions_for(part.lab):
+    for assigned in find_assignment(assignment).labs:
+        for question in questions_for(assigned.lab):
             given = [answer(s, question.id) for s in HANDING_IN if s != "starter"]
             section = _section(page, assignment).select_one(f'[data-question="{question.id}"]')
             rows = section.select("tr[data-option]")
@@ -206,7 +206,7 @@ def test_a_saved_solution_view_counts_as_help_and_other_outputs_as_nothing():
     graded = {"cells": [{"cell_type": "code", "source": "", "outputs": [
         {"output_type": "display_data", "data": {"text/plain": "✓ A test."}}],
         "metadata": {"nbgrader": {"grade": True, "grade_id": f"tests-lesson1-{group.id}"}}}
-        for part in find_assignment("lesson1").parts for group in part.groups]}
+        for assigned in find_assignment("lesson1").labs for group in assigned.groups]}
     work = read_work([graded], [notebook, {"cells": "broken"}])
     assert work.answers == {"l1-two-calls": "B"} and work.solutions == ["lesson1"]
     assert _state("lesson1", work) == "built with help"

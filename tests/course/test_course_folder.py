@@ -11,9 +11,10 @@ from traitlets.config import Config
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import ASSIGNMENTS
-from agentlab_magics.term.course_folder import CONFIG, course_or_new
-from agentlab_magics.term.notebooks import notebook, stale
 from agentlab_magics.grading.cells import lab_sources
+from agentlab_magics.making.new_course import course_or_new
+from agentlab_magics.making.notebooks import notebook, stale
+from agentlab_magics.term.course_folder import CONFIG
 
 REPO = Path(__file__).resolve().parents[2]
 

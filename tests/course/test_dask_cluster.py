@@ -17,8 +17,8 @@ import pytest
 from distributed import Client
 from nbgrader.api import Gradebook
 
-from agentlab_magics.term.handed_in import handed_in
 from agentlab_magics.term.nbgrader_cli import Nbgrader
+from tests.handed_in import handed_in
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 ASSIGNMENT = "lesson1"

@@ -11,13 +11,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from agentlab_magics import checking
 from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.runner import run as check
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.term.grade_table import CellGrade, GradeTable
-from agentlab_magics.term.progress_bar import ProgressBar
-from agentlab_magics.term.students import (
+from agentlab_magics.demos.students import (
     HANGING,
     STUDENTS,
     WRONG,
@@ -28,12 +26,14 @@ from agentlab_magics.term.students import (
     lab_of,
     submission,
 )
-from agentlab_magics.term.task_graph import Task, run_tasks
+from agentlab_magics.demos.task_graph import Task, run_tasks
+from agentlab_magics.term.grade_table import CellGrade, GradeTable
+from agentlab_magics.term.progress_bar import ProgressBar
 
 
 def _outcomes(lab_id: str, student: str, timeout: float) -> dict[str, str]:
     lab = find_lab(lab_id)
-    report = checking.run(lab.id, load(harness(student, lab.id), "harness.py", lab.module),
+    report = check(lab.id, load(harness(student, lab.id), "harness.py", lab.module),
                           timeout=timeout, held_back=True)
     assert report.problem is None, report.problem
     return {outcome.name: outcome.outcome for outcome in report.outcomes}
@@ -187,8 +187,8 @@ def test_an_unknown_student_is_a_usage_error(capsys):
 
 
 def test_without_keep_the_demo_says_its_folder_is_gone_and_how_to_keep_it(monkeypatch, capsys):
-    from agentlab_magics.term import demo_course
-    from agentlab_magics.term.demo_course import DemoRun
+    from agentlab_magics.demos import term as demo_course
+    from agentlab_magics.demos.term import DemoRun
 
     worked_in = []
 
@@ -203,7 +203,7 @@ def test_without_keep_the_demo_says_its_folder_is_gone_and_how_to_keep_it(monkey
     monkeypatch.setattr(demo_course, "run_demo", played)
     monkeypatch.setattr("agentlab_magics.cli._demo_report",
                         lambda course, out: out / "index.html")  # no term to report on here
-    monkeypatch.setattr("agentlab_magics.term.students.HANDS_IN", {"ann": "a lesson"})
+    monkeypatch.setattr("agentlab_magics.demos.HANDS_IN", {"ann": "a lesson"})
     assert main(["course", "demo", "--course", "nbgrader_course"]) == 0
     (folder,) = worked_in
     assert not folder.exists()

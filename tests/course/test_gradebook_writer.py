@@ -14,7 +14,7 @@ from agentlab_magics.grading.gradebook_copy import (
     NotebookShape,
     Scores,
     Shape,
-    StudentPart,
+    StudentEntry,
     write_shape,
 )
 from agentlab_magics.grading.gradebook_writer import GradebookWriter
@@ -44,28 +44,28 @@ def _scores_in(db_url: str) -> dict[str, float]:
 
 def test_a_group_is_merged_with_each_ones_score_and_maximum(db_url):
     with GradebookWriter(db_url, "course", "lesson") as writer:
-        totals = writer.merge([(StudentPart(student="ada"), _scores(2, 1)),
-                               (StudentPart(student="bo"), _scores(0, 2))])
+        totals = writer.merge([(StudentEntry(student="ada"), _scores(2, 1)),
+                               (StudentEntry(student="bo"), _scores(0, 2))])
     assert totals == [(3.0, 4.0), (2.0, 4.0)]
     assert _scores_in(db_url) == {"ada": 3.0, "bo": 2.0}
 
 
 def test_a_group_that_fails_part_way_leaves_the_gradebook_as_it_was(db_url):
     with GradebookWriter(db_url, "course", "lesson") as writer:
-        writer.merge([(StudentPart(student="ada"), _scores(1, 1))])
+        writer.merge([(StudentEntry(student="ada"), _scores(1, 1))])
         with pytest.raises(KeyError):
-            writer.merge([(StudentPart(student="ada"), _scores(2, 2)),
-                          (StudentPart(student="bo"), _scores(2, 2, notebook="no-such"))])
+            writer.merge([(StudentEntry(student="ada"), _scores(2, 2)),
+                          (StudentEntry(student="bo"), _scores(2, 2, notebook="no-such"))])
         assert _scores_in(db_url) == {"ada": 2.0}
-        assert writer.merge([(StudentPart(student="bo"), _scores(2, 0))]) == [(2.0, 4.0)]
+        assert writer.merge([(StudentEntry(student="bo"), _scores(2, 0))]) == [(2.0, 4.0)]
     assert _scores_in(db_url) == {"ada": 2.0, "bo": 2.0}
 
 
 def test_a_regrade_keeps_the_manual_score_a_grader_gave(db_url):
     with GradebookWriter(db_url, "course", "lesson") as writer:
-        writer.merge([(StudentPart(student="ada"), _scores(0, 0))])
+        writer.merge([(StudentEntry(student="ada"), _scores(0, 0))])
     with Gradebook(db_url, "course") as gb:
         gb.find_grade("chat", "lesson", "lesson", "ada").manual_score = 1.5
         gb.db.commit()
     with GradebookWriter(db_url, "course", "lesson") as writer:
-        assert writer.merge([(StudentPart(student="ada"), _scores(0, 2))]) == [(3.5, 4.0)]
+        assert writer.merge([(StudentEntry(student="ada"), _scores(0, 2))]) == [(3.5, 4.0)]

@@ -23,7 +23,7 @@ from agentlab_magics.checking.cell_source import load
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
-from agentlab_magics.term.notebooks import notebook
+from agentlab_magics.making.notebooks import notebook
 
 LESSONS = ["lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "lesson7"]
 TAGS = ("role", "type", "stop_reason", "reason")
@@ -84,7 +84,7 @@ def literal_patterns(lab_id: str) -> list[re.Pattern]:
     for node in ast.walk(ast.parse(lab.reference)):
         if isinstance(node, ast.FunctionDef) and node.name in lab.names:
             body = node.body[1:] if ast.get_docstring(node) else node.body
-            for inner in (part for statement in body for part in ast.walk(statement)):
+            for inner in (node for statement in body for node in ast.walk(statement)):
                 pieces = (inner.values if isinstance(inner, ast.JoinedStr)
                           else [inner] if isinstance(inner, ast.Constant)
                           and isinstance(inner.value, str) else [])

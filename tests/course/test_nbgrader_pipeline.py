@@ -18,15 +18,17 @@ import nbformat
 import pytest
 from nbgrader.preprocessors import ClearSolutions
 
-from agentlab_magics import checking
 from agentlab_magics.checking.cell_source import load
+from agentlab_magics.checking.runner import run as check
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment, group_tests
+from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment
+from agentlab_magics.demos import STUDENTS
+from agentlab_magics.demos.students import harness, harness_cells
+from agentlab_magics.grading.groups import group_tests
+from agentlab_magics.making.notebooks import HIDDEN_BEGIN, notebook
 from agentlab_magics.term.grade_table import GradeTable, read_grades
 from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.term.notebooks import HIDDEN_BEGIN, notebook
-from agentlab_magics.term.students import STUDENTS, harness, harness_cells
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 IDS = [assignment.id for assignment in ASSIGNMENTS]
@@ -78,12 +80,12 @@ def _lost(table: GradeTable, student: str, assignment: str) -> set[str]:
 def _cells_failing(student: str, assignment: str, timeout: float) -> set[str]:
     """The graded cells of the assignment holding a test that `student`'s code does not pass."""
     cells = set()
-    for part in find_assignment(assignment).parts:
-        lab = find_lab(part.lab)
+    for assigned in find_assignment(assignment).labs:
+        lab = find_lab(assigned.lab)
         code = load(harness(student, lab.id), "harness.py", lab.module)
-        report = checking.run(lab.id, code, timeout=timeout, held_back=True)
+        report = check(lab.id, code, timeout=timeout, held_back=True)
         failed = {outcome.name for outcome in report.outcomes if not outcome.passed}
-        cells |= {f"tests-{lab.id}-{group.id}" for group in part.groups
+        cells |= {f"tests-{lab.id}-{group.id}" for group in assigned.groups
                   if failed & {*group_tests(lab.id, group.id),
                                *group_tests(lab.id, group.id, held_back=True)}}
     return cells
@@ -110,8 +112,8 @@ def test_released_notebook_holds_no_hidden_test_and_no_reference(demo, assignmen
     text = nbformat.writes(released)
     assert HIDDEN_BEGIN not in text and "held_back=True" not in text
     assert "BEGIN SOLUTION" not in text
-    for part, cell in zip(find_assignment(assignment).parts, harness_cells(released)):
-        lab = find_lab(part.lab)
+    for assigned, cell in zip(find_assignment(assignment).labs, harness_cells(released)):
+        lab = find_lab(assigned.lab)
         solution_only = [line for line in lab.reference.splitlines()
                          if line.strip() and line not in lab.starter]
         assert solution_only and not any(line in cell.source for line in solution_only)
@@ -190,10 +192,10 @@ def test_a_lab_cell_whose_code_hangs_costs_the_kernel_no_time(demo):
 def test_deleted_test_cell_is_put_back_and_graded(demo, assignment):
     assert demo.table.scores["deleted"][assignment] == demo.table.max_scores[assignment]
     graded = demo.notebook("autograded", assignment, "deleted")
-    part = find_assignment(assignment).parts[0]
+    assigned = find_assignment(assignment).labs[0]
     notes = [c for c in graded.cells if "was missing from the submission" in c.source]
     assert [c.metadata["nbgrader"]["grade_id"] for c in notes] == [
-        f"tests-{part.lab}-{part.groups[0].id}"]
+        f"tests-{assigned.lab}-{assigned.groups[0].id}"]
     assert "Missing grade cell" in demo.log(f"autograde {assignment}")
 
 
@@ -211,7 +213,7 @@ def test_feedback_names_the_failed_tests_in_sentences_and_what_share_the_cell_ea
     page = html.unescape(demo.feedback("wrong", "lesson2"))
     assert "1 of 3 points: 1 of this cell's 3 tests passed." in page
     lab = find_lab("lesson2")
-    report = checking.run(lab.id, load(harness("wrong", lab.id), "harness.py", lab.module),
+    report = check(lab.id, load(harness("wrong", lab.id), "harness.py", lab.module),
                           timeout=5)
     failed = [outcome.sentence for outcome in report.outcomes if not outcome.passed]
     assert failed and all(sentence in page for sentence in failed)
@@ -252,7 +254,7 @@ def test_code_that_survives_the_interrupt_is_graded_zero_not_left_ungraded(stubb
     cells = stubborn.table.cells["stubborn"]["lesson2"]
     assert {name: (grade.score, grade.needs_manual_grade) for name, grade in cells.items()} \
         == {f"tests-lesson2-{group.id}": (0, False)
-            for group in find_assignment("lesson2").parts[0].groups}
+            for group in find_assignment("lesson2").labs[0].groups}
 
 
 def test_autograding_records_no_progress(demo):

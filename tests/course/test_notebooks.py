@@ -11,12 +11,13 @@ from nbgrader.preprocessors import ClearSolutions
 
 from agentlab_magics.cli import main
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.assignments import ASSIGNMENTS
+from agentlab_magics.grading.groups import group_tests, lab_tests, points
+from agentlab_magics.making.notebooks import HIDDEN_BEGIN, notebook, path, stale
 from agentlab_magics.term.course_folder import CONFIG, config_text
-from agentlab_magics.course.assignments import ASSIGNMENTS, group_tests, lab_tests, points
-from agentlab_magics.term.notebooks import HIDDEN_BEGIN, notebook, path, stale
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
-PARTS = [(assignment.id, part) for assignment in ASSIGNMENTS for part in assignment.parts]
+ASSIGNED = [(assignment.id, assigned) for assignment in ASSIGNMENTS for assigned in assignment.labs]
 
 
 def test_the_committed_notebooks_are_made_from_the_course_data():
@@ -34,20 +35,21 @@ def test_each_notebook_is_valid_for_nbformat_and_nbgrader(assignment):
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("assignment_id, part", PARTS, ids=[part.lab for _, part in PARTS])
-def test_every_test_of_a_lab_is_graded_in_exactly_one_cell(assignment_id, part):
-    graded = [name for group in part.groups for held_back in (False, True)
-              for name in group_tests(part.lab, group.id, held_back=held_back)]
-    assert sorted(graded) == sorted(lab_tests(part.lab))
-    assert all(points(part.lab, group.id) > 0 for group in part.groups)
+@pytest.mark.parametrize("assignment_id, assigned", ASSIGNED,
+                         ids=[assigned.lab for _, assigned in ASSIGNED])
+def test_every_test_of_a_lab_is_graded_in_exactly_one_cell(assignment_id, assigned):
+    graded = [name for group in assigned.groups for held_back in (False, True)
+              for name in group_tests(assigned.lab, group.id, held_back=held_back)]
+    assert sorted(graded) == sorted(lab_tests(assigned.lab))
+    assert all(points(assigned.lab, group.id) > 0 for group in assigned.groups)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.id)
 def test_the_released_lab_cells_hold_the_starters_gaps_not_the_reference(assignment):
     released = ClearSolutions(code_stub={"python": "# YOUR CODE HERE\npass"}).preprocess(
         notebook(assignment), {})[0]
-    for part in assignment.parts:
-        lab = find_lab(part.lab)
+    for assigned in assignment.labs:
+        lab = find_lab(assigned.lab)
         (cell,) = [c for c in released.cells if c.source.startswith(f"%%check {lab.id}\n")
                    and c.metadata.get("nbgrader", {}).get("solution")]
         body = cell.source.removeprefix(f"%%check {lab.id}\n")

@@ -27,10 +27,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from agentlab_magics.cli import main
-from agentlab_magics.term.handed_in import hand_in, handed_in
+from agentlab_magics.demos.students import submission
 from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.term.students import submission
 from tests.course.test_bad_input import tree
+from tests.handed_in import hand_in, handed_in
 
 COURSE = Path(__file__).resolve().parents[2] / "nbgrader_course"
 ASSIGNMENT = "lesson1"

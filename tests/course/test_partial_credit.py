@@ -11,8 +11,9 @@ import pytest
 from nbgrader.utils import determine_grade
 
 from agentlab_magics.checking.report import CheckReport, TestOutcome
-from agentlab_magics.course.assignments import Group, group_of, group_tests, points
+from agentlab_magics.course.assignments import Group
 from agentlab_magics.grading.autograde import report_outputs
+from agentlab_magics.grading.groups import group_of, group_tests, points
 
 
 def _report(passed: int, failed: int, *, problem: str | None = None) -> CheckReport:

@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 from agentlab_instructor.lab_files import lab_files
-from agentlab_magics import demo
-from agentlab_magics.checking.parting import REFERENCE_RUNS
+from agentlab_magics import four_runs
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.starter_files import FOLDER, build, read_starter, stale
+from agentlab_magics.course.starter_files import FOLDER, RECORDING, REFERENCE_RUNS, read_starter
+from agentlab_magics.making.four_runs_recording import play
+from agentlab_magics.making.shipped import build, stale
 
 
 def test_the_committed_starters_are_made_from_the_reference():
@@ -27,7 +28,7 @@ def test_a_labs_starter_is_the_package_file_and_the_instructors_starter(lab_id):
 
 
 def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_path: Path):
-    generated = [f"{lab_id}.py" for lab_id in labs()] + [demo.RECORDING, REFERENCE_RUNS]
+    generated = [f"{lab_id}.py" for lab_id in labs()] + [RECORDING, REFERENCE_RUNS]
     assert stale(tmp_path) == generated
     written = build(tmp_path)
     assert sorted(path.name for path in written) == sorted(generated)
@@ -47,11 +48,11 @@ def test_a_missing_starter_says_to_build():
         read_starter("lesson99")
 
 
-def test_the_demonstration_shows_what_the_reference_harness_does():
+def test_the_four_runs_show_what_the_reference_harness_does():
     lines: list[str] = []
-    played = demo.play(lines.append)
+    played = play(lines.append)
     shown: list[str] = []
-    assert demo.run(shown.append) == played and shown == lines
+    assert four_runs.show(shown.append) == played and shown == lines
 
 
 @pytest.mark.parametrize("lab_id", list(labs()))

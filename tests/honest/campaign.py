@@ -47,12 +47,12 @@ from typing import Any
 
 import nbformat
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.report import CheckReport
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment, group_tests, points
+from agentlab_magics.course.assignments import ASSIGNMENTS, find_assignment
 from agentlab_magics.grading.cells import GradeCall
+from agentlab_magics.grading.groups import group_tests, points
 from tests.honest.styles import STYLES, applied
 
 LABS: list[str] = list(labs())
@@ -99,9 +99,9 @@ def grade_calls(lab_id: str) -> list[GradeCall]:
     """Every grade call of the lab's groups, visible and held back (held-back ones exist only
     where the group has held-back tests)."""
     for assignment in ASSIGNMENTS:
-        for part in assignment.parts:
-            if part.lab == lab_id:
-                return [GradeCall(lab_id, group.id, held) for group in part.groups
+        for assigned in assignment.labs:
+            if assigned.lab == lab_id:
+                return [GradeCall(lab_id, group.id, held) for group in assigned.groups
                         for held in (False, True) if group_tests(lab_id, group.id,
                                                                  held_back=held)]
     return []
@@ -157,7 +157,7 @@ def scored_labs(style: str) -> list[str]:
     %%check), and the sandbox and the held-back tests meet every style (here and there)."""
     if FULL or style == REFERENCE:
         return list(LABS)
-    own = {part.lab for part in find_assignment(assignment_of(style)).parts}
+    own = {assigned.lab for assigned in find_assignment(assignment_of(style)).labs}
     others = [lab_id for lab_id in LABS if lab_id not in own]
     start = (list(STYLES).index(style) * SCORED_LABS) % len(others)
     return [others[(start + step) % len(others)] for step in range(SCORED_LABS)]
@@ -366,8 +366,8 @@ class Campaign:
     def _nbgrader_round(self) -> dict[str, Graded]:
         from nbgrader.api import Gradebook, MissingEntry
 
+        from agentlab_magics.demos.students import harness_cells, lab_of
         from agentlab_magics.term.nbgrader_cli import NbgraderFailed
-        from agentlab_magics.term.students import harness_cells, lab_of
         from tests.nbgrader_course import round_course
 
         root = self.folder / "nbgrader"
@@ -537,8 +537,8 @@ def held_back_said(lab_id: str, source: str, call: GradeCall) -> str:
 
 def assignment_points(assignment: str) -> float:
     """The assignment's full marks: a point per test of every group, visible and held back."""
-    return float(sum(points(part.lab, group.id) for part in find_assignment(assignment).parts
-                     for group in part.groups))
+    return float(sum(points(assigned.lab, group.id) for assigned in find_assignment(assignment).labs
+                     for group in assigned.groups))
 
 
 def kernel_report(notebook: nbformat.NotebookNode, lab_id: str) -> tuple[str | None, str]:

@@ -47,13 +47,14 @@ from urllib.parse import quote, urlparse
 import pytest
 
 from agentlab_magics.course import find_lab
-from agentlab_magics.hub.demo import free_port
+from agentlab_magics.demos.hub import free_port
 from agentlab_magics.hub.kernel_memory import sentence, share
 from agentlab_magics.hub.visitor import Visitor
 from tests.chromium import launch
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
+PlaywrightTimeout = playwright_api.TimeoutError
 
 REPO = Path(__file__).resolve().parents[2]
 HUB_PYTHON = Path(os.environ.get("AGENTLAB_HUB_PYTHON", "/opt/agentlab-hub/bin/python"))
@@ -228,6 +229,21 @@ def assignments_tab(page):
     return page
 
 
+def listed(page, item):
+    """`item` of the Assignments tab, once the tab lists it: nbgrader's list is read once when
+    the tab opens, by a command that a busy machine can keep past its own limit (the list
+    then stays empty), so the tab is refreshed, as a student would, until it shows."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        try:
+            item.wait_for(timeout=15_000)
+            return item
+        except PlaywrightTimeout:
+            page.locator("#refresh_assignments_list").click()
+    item.wait_for(timeout=1)
+    return item
+
+
 def formgrader(hub: Hub, browser, view: str = "manage_assignments"):
     page = lab(hub, browser, INSTRUCTOR)
     page.goto(f"{hub.url}user/{INSTRUCTOR}/formgrader/{view}")
@@ -277,7 +293,8 @@ def test_the_students_fetch_check_and_submit(hub, browser, screenshots):
             r"^\s*Assignment List\s*$"))
         page.keyboard.press("Escape")
         page = assignments_tab(page)
-        page.locator('#released_assignments_list .item_status button:text-is("Fetch")').click()
+        listed(page, page.locator(
+            '#released_assignments_list .item_status button:text-is("Fetch")')).click()
         page.locator("#fetched_assignments_list a.assignment-notebooks-link").click()
         shoot(page, screenshots, f"2-{student}-fetched")
         page.locator(f'#nbgrader-agentlab-{ASSIGNMENT} a:text-is("{ASSIGNMENT}")').click()

@@ -65,7 +65,7 @@ def test_an_instructor_package_every_user_can_read_is_called_out(tmp_path):
     import io
     import sys
 
-    from agentlab_magics.hub import demo
+    from agentlab_magics.demos import hub as demo
 
     shared = Path(sys.prefix).resolve()
     out = io.StringIO()
@@ -83,7 +83,7 @@ def test_where_to_log_in_is_said_only_once_the_hub_answers_there(tmp_path, monke
     import subprocess
     import sys
 
-    from agentlab_magics.hub import demo
+    from agentlab_magics.demos import hub as demo
 
     exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(1)"])
     exited.wait()
@@ -112,7 +112,7 @@ def configured(tmp_path, monkeypatch, **given):
     """The configuration JupyterHub reads for a hub of `plan(tmp_path, **given)`."""
     from traitlets.config import Config
 
-    from agentlab_magics.hub.demo import config_file
+    from agentlab_magics.demos.hub import config_file
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(plan(tmp_path, **given).model_dump_json())
@@ -319,7 +319,7 @@ def test_the_hub_may_be_interrupted_where_the_demo_was_started_with_ctrl_c_ignor
     import signal
     import subprocess
 
-    from agentlab_magics.hub import demo
+    from agentlab_magics.demos import hub as demo
 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `agentlab hub demo &` has it
     try:

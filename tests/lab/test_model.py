@@ -153,11 +153,11 @@ def test_a_function_step_that_returns_no_reply_says_so():
 
 
 def test_builders_reject_bad_input_with_a_sentence():
-    with pytest.raises(TypeError, match="lab.reply takes blocks"):
+    with pytest.raises(TypeError, match=r"lab\.reply takes blocks"):
         lab.reply(42)
     with pytest.raises(TypeError, match="takes its arguments as a dict"):
         lab.call("read", "a.py")
     with pytest.raises(ValueError, match="has no id yet"):
         lab.tool_result(lab.call("read"), "x")
-    with pytest.raises(TypeError, match="lab.user takes a string"):
+    with pytest.raises(TypeError, match=r"lab\.user takes a string"):
         lab.user(None)

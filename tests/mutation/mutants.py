@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from agentlab_magics.term.students import Edit
+from agentlab_magics.demos.students import Edit
 
 
 @dataclass(frozen=True)

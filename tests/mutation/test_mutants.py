@@ -12,9 +12,8 @@ import functools
 
 import pytest
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.report import CheckReport
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
 from tests.mutation.mutants import LIARS, MUTANTS, Liar, Mutant
 

@@ -6,8 +6,8 @@ grader scores, not another verdict because the group's tests ran alone."""
 
 from __future__ import annotations
 
-from agentlab_magics.checking import run
-from agentlab_magics.course.assignments import group_tests
+from agentlab_magics.checking.runner import run
+from agentlab_magics.grading.groups import group_tests
 
 KEEPS_STATE = '''
 SYSTEM = "You are a helpful assistant."

@@ -15,15 +15,16 @@ from nbclient import NotebookClient
 
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
-from agentlab_magics.term.notebooks import notebook
+from agentlab_magics.making.notebooks import notebook
 
 FIRST, SECOND = "checkpoint-a", "checkpoint-a-test"
 
 
 def graded(executed, lab_id: str) -> list:
     """The graded cells of `lab_id`, one per group of its tests."""
-    (part,) = [part for part in find_assignment("checkpoint-a").parts if part.lab == lab_id]
-    ids = {f"tests-{lab_id}-{group.id}" for group in part.groups}
+    (assigned,) = [assigned for assigned in find_assignment("checkpoint-a").labs
+                   if assigned.lab == lab_id]
+    ids = {f"tests-{lab_id}-{group.id}" for group in assigned.groups}
     return [cell for cell in executed.cells
             if cell.metadata.get("nbgrader", {}).get("grade_id") in ids]
 

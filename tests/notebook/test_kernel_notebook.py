@@ -27,6 +27,7 @@ from tests.student_notebook import (
     outcome_in,
 )
 
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """(the executed notebook, the progress file its kernel wrote)."""

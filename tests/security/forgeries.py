@@ -412,8 +412,8 @@ def tool_specs(tools):
 # or said to keep more items than the judge holds. Saying less only leaves the student's own
 # list stale, and a keep the judge cannot honour is refused.
 SYNC_UNCHANGED = _THE_SERVER + '''
-_the_server().prints.kept = lambda ref, container: (-1, None, None)
+_the_server().snapshots.kept = lambda ref, container: (-1, None, None)
 '''
 SYNC_KEEPS_TOO_MUCH = _THE_SERVER + '''
-_the_server().prints.kept = lambda ref, container: (len(container) + 5, None, None)
+_the_server().snapshots.kept = lambda ref, container: (len(container) + 5, None, None)
 '''

@@ -23,6 +23,7 @@ import copy
 import hashlib
 import html
 import inspect
+import itertools
 import json
 import os
 import re
@@ -39,17 +40,22 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from agentlab_magics.checking.runner import lab_tests
-from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.output import NOTICE
 from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
 from tests.nbgrader_course import round_course
 from tests.security.forgeries import (
-    FINALIZER_PATCH, FRAME_FORGER, JSON_REWRITTEN, LAB_MODULE_CLASS, RESTORING_EXACT)
+    FINALIZER_PATCH,
+    FRAME_FORGER,
+    JSON_REWRITTEN,
+    LAB_MODULE_CLASS,
+    RESTORING_EXACT,
+)
 
 pytest.importorskip("nbgrader")
-from nbgrader.api import Gradebook  # noqa: E402
+from nbgrader.api import Gradebook
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = REPO / "nbgrader_course"
@@ -908,7 +914,7 @@ def _addresses() -> list[str]:
     found = {"127.0.0.1"}
     try:
         lines = Path("/proc/net/fib_trie").read_text().splitlines()
-        for before, line in zip(lines, lines[1:]):
+        for before, line in itertools.pairwise(lines):
             if "/32 host LOCAL" in line:
                 found.add(before.split()[-1])
     except OSError:

@@ -24,12 +24,12 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from agentlab_magics.grading.batch import SUBMISSION_LIMIT
+from agentlab_magics.demos.students import submission
+from agentlab_magics.grading.batch_ledger import SUBMISSION_LIMIT
 from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.sandbox import detect, readable
-from agentlab_magics.term.handed_in import hand_in, handed_in
 from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.term.students import submission
+from tests.handed_in import hand_in, handed_in
 from tests.security.test_autograde_attacks import (
     ERROR_FLOOD,
     HELD_BACK_INPUTS,

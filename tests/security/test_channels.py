@@ -268,5 +268,5 @@ def test_a_check_cannot_count_its_calls_through_another_sandbox():
 
 
 def _groups(lab_id: str) -> list[str]:
-    return [group.id for assignment in ASSIGNMENTS for part in assignment.parts
-            if part.lab == lab_id for group in part.groups]
+    return [group.id for assignment in ASSIGNMENTS for assigned in assignment.labs
+            if assigned.lab == lab_id for group in assigned.groups]

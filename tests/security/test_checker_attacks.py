@@ -17,9 +17,19 @@ import pytest
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import find_lab
 from tests.security.forgeries import (
-    COUNTING_CHECK, EMPTIED_TOOLS, EXPECTED_EMPTIED, FINALIZER_PATCH, FRAME_FORGER,
-    JSON_REWRITTEN, LAB_MODULE_CLASS, NO_CHECK, PLANTED_LISTENER, RESTORING_EXACT,
-    SYNC_KEEPS_TOO_MUCH, SYNC_UNCHANGED)
+    COUNTING_CHECK,
+    EMPTIED_TOOLS,
+    EXPECTED_EMPTIED,
+    FINALIZER_PATCH,
+    FRAME_FORGER,
+    JSON_REWRITTEN,
+    LAB_MODULE_CLASS,
+    NO_CHECK,
+    PLANTED_LISTENER,
+    RESTORING_EXACT,
+    SYNC_KEEPS_TOO_MUCH,
+    SYNC_UNCHANGED,
+)
 
 REFERENCE = find_lab("lesson5").reference
 SIGNATURE = REFERENCE[REFERENCE.index("def run_agent"):]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from agentlab_magics.checking import run
 from agentlab_magics.checking.clock import EXTRA_CAP
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
 
 LIMIT = 1.0

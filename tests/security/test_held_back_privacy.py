@@ -19,13 +19,11 @@ from pathlib import Path
 import pytest
 
 import agentlab_magics
-
-from agentlab_magics.checking import run
-from agentlab_magics.checking.runner import lab_tests
+from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.heldback import held_back_module
-from agentlab_magics.grading.scoring import sandboxed
 from agentlab_magics.grading.sandbox import detect, setuid_files
+from agentlab_magics.grading.scoring import sandboxed
 from tests.security.forgeries import HELD_BACK_HUNT
 
 STUDENT_PACKAGE = Path(agentlab_magics.__file__).parent

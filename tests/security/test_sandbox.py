@@ -185,6 +185,10 @@ def probed(tmp_path_factory) -> Round:
         pytest.skip("the strongest sandbox needs root, bubblewrap and a memory cgroup")
     folder = tmp_path_factory.mktemp("sandbox-round")
     course, nbgrader = round_course(folder, LAB, list(STUDENTS))
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        # the probe walks all the run can see, the floods write until refused: on a busy
+        # machine that outlasts the course's 10 s a cell, and the round would read nothing
+        config.write("\nc.Execute.timeout = 300\n")
     released = nbformat.read(course / "release" / LAB / f"{LAB}.ipynb", as_version=4)
     for student, extra in STUDENTS.items():
         notebook = nbformat.from_dict(json.loads(json.dumps(released)))
@@ -355,7 +359,7 @@ def test_a_submission_holding_a_link_is_refused_with_a_sentence(tmp_path):
     (folder / "lesson1.ipynb").write_text("{}", encoding="utf-8")
     require_plain_files(str(folder))
     (folder / "notes.txt").symlink_to("/etc/hostname")
-    with pytest.raises(SubmissionRefused, match="notes.txt, which is not a plain file"):
+    with pytest.raises(SubmissionRefused, match=r"notes\.txt, which is not a plain file"):
         require_plain_files(str(folder))
 
 
@@ -375,11 +379,11 @@ def test_grading_without_a_sandbox_is_refused_unless_asked_for(monkeypatch):
     from agentlab_magics.grading.sandbox import SandboxMissing
 
     monkeypatch.setenv("AGENTLAB_SANDBOX", "none")
-    with pytest.raises(SandboxMissing, match="c.ScoredOutside.without_sandbox = True"):
+    with pytest.raises(SandboxMissing, match=r"c\.ScoredOutside\.without_sandbox = True"):
         ScoredOutside().preprocess(nbformat.v4.new_notebook(), {})
-    with pytest.raises(Exception) as raised:  # past the sandbox's check, to nbgrader's folders
-        ScoredOutside(without_sandbox=True).preprocess(nbformat.v4.new_notebook(), {})
-    assert not isinstance(raised.value, SandboxMissing)
+    # told to, it grades: an empty notebook runs to its end, still empty
+    graded, _ = ScoredOutside(without_sandbox=True).preprocess(nbformat.v4.new_notebook(), {})
+    assert graded.cells == []
 
 
 def test_a_batch_summary_says_when_submissions_were_graded_without_a_sandbox():

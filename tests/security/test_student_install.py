@@ -29,7 +29,7 @@ import pytest
 from agentlab_instructor.lab_files import all_lab_files
 from agentlab_magics.checking.runner import lab_tests
 from agentlab_magics.course import labs
-from agentlab_magics.term import student_wheel
+from agentlab_magics.making import student_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = "agentlab_magics/course/starters/"

@@ -10,9 +10,10 @@ import ipywidgets
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.widgets import ReportView, Transcript, report_data, transcript_data
-from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW, asset
+from agentlab_magics.widgets.assets import asset
+from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
 from agentlab_magics.widgets.transcript_widget import TranscriptWidget
-from tests.widgets.cases import A, R1, R2, U, long_run
+from tests.widgets.cases import R1, R2, A, U, long_run
 
 
 def test_the_bundle_carries_the_widget_view_the_static_html_and_the_text():

@@ -5,12 +5,11 @@ reveal, every string as text."""
 import pytest
 
 from agentlab_magics.course.questions import find_question
-from agentlab_magics.notebook import Asked
+from agentlab_magics.progress.asked import Asked
 from agentlab_magics.progress.store import Commitment
+from agentlab_magics.widgets.assets import asset, stylesheet
 from agentlab_magics.widgets.question_view import question_data
-from agentlab_magics.widgets.rendering import asset, stylesheet
 from tests.widgets.cases import HOSTILE
-
 
 QUESTION = find_question("a4-jumbled-order")
 OPEN = find_question("a8-own-words")

@@ -4,10 +4,11 @@ student's own words drawn as text, and the widget committing through Python."""
 from bs4 import BeautifulSoup
 
 from agentlab_magics.course.assignments import ASSIGNMENTS
-from agentlab_magics.term.notebooks import notebook
 from agentlab_magics.course.questions import find_question, questions_for
-from agentlab_magics.notebook import Asked, ask
+from agentlab_magics.making.notebooks import notebook
+from agentlab_magics.notebook import ask
 from agentlab_magics.progress import ProgressStore
+from agentlab_magics.progress.asked import Asked
 from agentlab_magics.progress.store import Commitment
 from agentlab_magics.widgets.question_view import QuestionView
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW
@@ -87,7 +88,7 @@ def test_a_commitment_stands_and_a_bad_answer_is_a_sentence(tmp_path):
 def test_a_course_notebook_says_own_words_only_where_a_question_has_a_text_box():
     said = {}
     for assignment in ASSIGNMENTS:
-        kinds = {q.kind for part in assignment.parts for q in questions_for(part.lab)}
+        kinds = {q.kind for assigned in assignment.labs for q in questions_for(assigned.lab)}
         intro = [cell.source for cell in notebook(assignment).cells
                  if cell.source.startswith("## Before you run anything")]
         if intro:

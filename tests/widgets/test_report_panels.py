@@ -9,9 +9,9 @@ import re
 from bs4 import BeautifulSoup
 
 from agentlab_magics import lab
-from agentlab_magics.checking import run
 from agentlab_magics.checking.kept import kept_record, sent_requests
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
+from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
 from agentlab_magics.lab.rules import validate
 from agentlab_magics.widgets import ReportView
@@ -105,7 +105,7 @@ def test_a_real_failure_draws_the_request_its_sentence_names():
     test = {t["name"]: t for t in data["tests"]}["test_try_again_after_a_503"]
     named = re.search(r"The second request was '([^']*)'", test["message"]["text"]).group(1)
     (cause,) = [c for c in data["causes"] if test["name"] in c["tests"]]  # drawn once, there
-    second = [r for r in cause["sent"]["shown"] if r["number"] == 2][0]
+    second = next(r for r in cause["sent"]["shown"] if r["number"] == 2)
     assert second["shape"] == named == "U A(error) U" and second["refused"]
 
 

@@ -21,14 +21,18 @@ from jupyter_server.services.contents.filemanager import FileContentsManager
 
 import agentlab_magics
 from agentlab_magics.course.questions import find_question
-from agentlab_magics.notebook import Asked
 from agentlab_magics.progress import ProgressStore
+from agentlab_magics.progress.asked import Asked
 from agentlab_magics.widgets import Transcript
 from agentlab_magics.widgets.question_view import QuestionView
 from agentlab_magics.widgets.rendering import MARK, WIDGET_VIEW, frontend_draws_widgets
 from agentlab_magics.widgets.saving import (
-    STATE, _load_jupyter_server_extension, static_notebook, static_views)
-from tests.widgets.cases import A, R1, U
+    STATE,
+    _load_jupyter_server_extension,
+    static_notebook,
+    static_views,
+)
+from tests.widgets.cases import R1, A, U
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = find_question("a4-jumbled-order")

@@ -9,14 +9,14 @@ from bs4 import BeautifulSoup
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.course.questions import find_question
-from agentlab_magics.notebook import Asked
+from agentlab_magics.progress.asked import Asked
 from agentlab_magics.progress.store import Commitment
 from agentlab_magics.widgets import ReportView, Transcript
+from agentlab_magics.widgets.assets import asset
 from agentlab_magics.widgets.question_view import QuestionView
-from agentlab_magics.widgets.rendering import asset
-from agentlab_magics.widgets.transcript_html import STATIC_ROWS, transcript_html
 from agentlab_magics.widgets.transcript_data import transcript_data
-from tests.widgets.cases import A, C1, FAILED, HOSTILE, IMG, R1, R2, SCRIPT, U, hostile_messages
+from agentlab_magics.widgets.transcript_html import STATIC_ROWS, transcript_html
+from tests.widgets.cases import C1, FAILED, HOSTILE, IMG, R1, R2, SCRIPT, A, U, hostile_messages
 
 
 def soup(page: str) -> BeautifulSoup:
@@ -171,7 +171,7 @@ def test_the_report_lists_every_test_and_opens_the_failures():
     assert page.select_one(".al-summary").get_text() == "Lesson 4: 1 of 4 tests passed"
     tests = page.select("li.al-test")
     assert [t.select_one(".al-mark").get_text() for t in tests] == ["✗", "✓", "◷", "!"]
-    assert [t.select_one(".al-sentence").get_text() for t in tests][0] == (
+    assert tests[0].select_one(".al-sentence").get_text() == (
         "Every call gets exactly one result.")
     failed = tests[0].select_one("details")
     assert failed.has_attr("open")

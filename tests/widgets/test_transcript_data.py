@@ -8,7 +8,7 @@ import pytest
 from agentlab_magics import lab
 from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import collapse, transcript_data
-from tests.widgets.cases import A, C1, FAILED, R1, R2, U, long_run
+from tests.widgets.cases import C1, FAILED, R1, R2, A, U, long_run
 
 
 def complaints(data: dict) -> dict[int, list[str]]:

@@ -15,7 +15,7 @@ from agentlab_magics.widgets.transcript import Transcript
 from agentlab_magics.widgets.transcript_data import transcript_data
 from agentlab_magics.widgets.transcript_feed import CHUNK, FIRST_ROWS, TranscriptFeed
 from agentlab_magics.widgets.transcript_html import transcript_html, transcript_text
-from tests.widgets.cases import A, FAILED, R1, R2, U, turns
+from tests.widgets.cases import FAILED, R1, R2, A, U, turns
 
 
 def broken(count: int) -> list[dict]:

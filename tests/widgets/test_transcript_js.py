@@ -7,11 +7,19 @@ import pytest
 from agentlab_magics import lab
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.widgets import report_data, transcript_data
-from agentlab_magics.widgets.rendering import asset, stylesheet
+from agentlab_magics.widgets.assets import asset, stylesheet
 from tests.widgets.cases import (
-    A, C1, FAILED, HOSTILE, R1, R2, SCRIPT, U, hostile_messages, turns,
+    C1,
+    FAILED,
+    HOSTILE,
+    R1,
+    R2,
+    SCRIPT,
+    A,
+    U,
+    hostile_messages,
+    turns,
 )
-
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>%s</style></head>
 <body><div id="host"></div><script type="module">

@@ -26,9 +26,9 @@ from tests.widgets.test_static_renderings import soup
 STOCK = scripted_turn(calls=[{"name": "list_stock"}], output_tokens=12)
 
 
-def scripted_run(answer="Vanilla needs 6 and strawberry 4.", limits=Limits(), turns=None):
+def scripted_run(answer="Vanilla needs 6 and strawberry 4.", limits=None, turns=None):
     model = ScriptedModel(turns or [STOCK, scripted_turn(answer, output_tokens=9)])
-    return run_loop(model, build_tools(SHOP), OPENING, limits=limits)
+    return run_loop(model, build_tools(SHOP), OPENING, limits=limits or Limits())
 
 
 def test_a_loop_result_is_drawn_as_the_courses_messages_with_its_system_row():

@@ -18,7 +18,7 @@ MEMORY_CAP = 1 << 30        # bytes of address space its code may add to what th
 PROBE_EVERY = 0.02          # seconds of its CPU time between two looks at the lists handed over
 
 # The judge
-CROSSING_CAP = 20_000       # calls back into the judge one test may make
+CALLBACK_CAP = 20_000       # calls back into the judge one test may make
 STRANGERS_CAP = 1_000       # classes made for one student process's class names, at most
 START_LIMIT = 60.0          # seconds a student process may take to say hello (a sandbox's start)
 SEND_LIMIT = 5.0            # seconds a message waits for room in the pipe when no test runs

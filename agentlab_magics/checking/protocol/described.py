@@ -1,5 +1,5 @@
 """An exception as data, described the one way whichever side raised it: the student's for
-the judge (which checks it against `messages.Crossed` and makes it an exception there,
+the judge (which checks it against `messages.Described` and makes it an exception there,
 `bridge.Strangers`), and a judge object's for the student process, which makes it an exception
 again (`rebuilt`). Part of both processes: it needs only the standard library.
 """

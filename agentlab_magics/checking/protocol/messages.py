@@ -43,7 +43,7 @@ class _FromStudent(BaseModel):
     """The lists and dicts the judge handed over, already put back in the judge's own."""
 
 
-class Crossed(BaseModel):
+class Described(BaseModel):
     """An exception of the student's code, as data."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -80,7 +80,7 @@ class Value(_FromStudent):
 
 class Raised(_FromStudent):
     k: Literal["raised"]
-    e: Crossed
+    e: Described
 
 
 class Ask(_FromStudent):

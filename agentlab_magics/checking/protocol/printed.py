@@ -14,20 +14,20 @@ class Printed:
     the rest."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.pieces: list[str] = []
         self.size = self.dropped = 0
 
     def keep(self, text: str) -> None:
         room = max(OUTPUT_CAP - self.size, 0)
-        self.parts.append(text[:room])
+        self.pieces.append(text[:room])
         self.size += min(len(text), room)
         self.dropped += max(len(text) - room, 0)
 
     def take(self) -> str:
         """The text kept, with a sentence saying how much was left out, if any; then start
         again."""
-        text = "".join(self.parts)
+        text = "".join(self.pieces)
         if self.dropped:
             text += f"\n… ({self.dropped:,} more characters of output left out)"
-        self.parts, self.size, self.dropped = [], 0, 0
+        self.pieces, self.size, self.dropped = [], 0, 0
         return text

@@ -6,7 +6,7 @@ same ruler measures the rebuild as measured the build. The tests those lessons h
 held back here too, by the instructor's checkpoint_a module of held-back tests.
 """
 
-from agentlab_magics.course.catalog import PURPOSES
+from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import lesson3, lesson4, lesson5
 
 REBUILT = ("error_message", "context_for_model", "run_agent")

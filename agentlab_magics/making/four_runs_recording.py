@@ -1,17 +1,12 @@
-"""`agentlab demo`: four afternoons with the reference harness, and whether each record can be sent
-again.
-
-A typo the model recovers from, a 5,000-line log read through the budget, a model that
-never stops, and a provider outage; then each record is judged and turned into a request.
-The reference harness is the instructor's, so `play` needs the instructor package; `agentlab
-course build` records what it printed and the records it made into the student package
-(`course/starters/demo-recording.json`, checked by `course build --check`), and `run` shows
-that recording: the same lines and records, on any machine.
+"""The four runs, played with the reference harness: a typo the model recovers from, a
+5,000-line log read through the budget, a model that never stops, and a provider outage; then
+each record is judged and turned into a request. What `play` prints and the records it makes
+are the recording (course/starter_files.py's RECORDING) that `agentlab demo` and a
+notebook's `four_runs.show()` show on any machine. Needs the instructor package.
 """
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from types import ModuleType
 
@@ -19,7 +14,6 @@ from agentlab_magics import lab
 from agentlab_magics.course.instructor import instructor_module
 
 PORT_PROMPT = "What port does config.py use?"
-RECORDING = "demo-recording.json"  # in the starters' package, made by `agentlab course build`
 
 
 def _retry_after_typo(request: lab.Request) -> dict:
@@ -46,18 +40,6 @@ def _scenarios() -> list[tuple[str, lab.ScriptedModel, str, dict]]:
         ("an outage", outage, "Find the port.", {}),
         ("try again", outage, "try again", {}),
     ]
-
-
-def run(print_line=print) -> dict[str, list]:
-    """Print what the four runs did and how each record was judged, and return the records,
-    as the reference harness made them (the recording `agentlab course build` keeps)."""
-    from agentlab_magics.course.starter_files import PACKAGE
-
-    text = importlib.resources.files(PACKAGE).joinpath(RECORDING).read_text(encoding="utf-8")
-    recording = json.loads(text)
-    for line in recording["lines"]:
-        print_line(line)
-    return recording["records"]
 
 
 def recording() -> str:

@@ -26,20 +26,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.questions import find_question
+from agentlab_magics.demos import STUDENTS
+from agentlab_magics.progress.asked import Asked
+from agentlab_magics.progress.store import Commitment
+from agentlab_magics.widgets.question_view import QuestionView
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
-
-STUDENTS = ("reference", "starter", "wrong", "hanging", "deleted")
-# What each hands in, in a line of the demo's output.
-HANDS_IN = {
-    "reference": "the lab's reference in every harness cell",
-    "starter": "the released notebook, untouched",
-    "wrong": "the reference with one plausible mistake",
-    "hanging": "the reference with one function that never returns",
-    "deleted": "the reference, with its first graded cell deleted (nbgrader puts it back)",
-}
-
 
 @dataclass(frozen=True)
 class Edit:
@@ -131,7 +125,7 @@ def harness(student: str, lab_id: str) -> str:
     recipes = {"wrong": WRONG, "hanging": HANGING}[student]
     if lab.id not in recipes:
         raise NoRecipe(f"The demo has no {student} harness for lab {lab.id}; add one to "
-                       f"agentlab_magics.term.students.{student.upper()}.")
+                       f"agentlab_magics.demos.students.{student.upper()}.")
     return recipes[lab.id].apply(lab.reference)
 
 
@@ -182,8 +176,6 @@ OWN_WORDS = {"wrong": "The model sees the mistake and tries again.",
 def answer(student: str, question_id: str) -> str:
     """What `student` (not "starter") commits to the question: an option's letter, or their
     own words for an open question."""
-    from agentlab_magics.course.questions import find_question
-
     question = find_question(question_id)
     if question.kind == "open":
         return OWN_WORDS["wrong" if student == "wrong" else "other"]
@@ -197,10 +189,6 @@ def _answered(student: str, question_id: str) -> NotebookNode:
     rendering of the committed question (what widgets.saving writes)."""
     from nbformat.v4 import new_output
 
-    from agentlab_magics.course.questions import find_question
-    from agentlab_magics.notebook import Asked
-    from agentlab_magics.progress.store import Commitment
-    from agentlab_magics.widgets.question_view import QuestionView
 
     asked = Asked(find_question(question_id), Commitment(answer=answer(student, question_id)))
     data, metadata = QuestionView(asked, static=True)._repr_mimebundle_()

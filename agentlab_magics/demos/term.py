@@ -33,20 +33,21 @@ from pathlib import Path
 import nbformat
 from pydantic import BaseModel
 
-from agentlab_magics.grading.batch import autograde_course, cores, local_cluster, log_folder
-from agentlab_magics.problems import UsageProblem
-from agentlab_magics.term.course_folder import CONFIG, in_course_order
-from agentlab_magics.term.grade_table import GradeTable, read_grades
-from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
-from agentlab_magics.term.progress_bar import ProgressBar
-from agentlab_magics.term.students import (
+from agentlab_magics.demos.students import (
     STUDENTS,
     harness,
     harness_cells,
     lab_of,
     submission,
 )
-from agentlab_magics.term.task_graph import Task, run_tasks
+from agentlab_magics.demos.task_graph import Task, run_tasks
+from agentlab_magics.grading.batch import autograde_course, cores, local_cluster
+from agentlab_magics.grading.batch_ledger import log_folder
+from agentlab_magics.problems import UsageProblem
+from agentlab_magics.term.course_folder import CONFIG, in_course_order
+from agentlab_magics.term.grade_table import GradeTable, read_grades
+from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
+from agentlab_magics.term.progress_bar import ProgressBar
 
 # Commands at a time. More than the two cores this was measured on: a hanging submission
 # spends its time limits asleep (measured before lesson 7, with 9 assignments and 5 students:

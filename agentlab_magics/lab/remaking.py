@@ -24,7 +24,7 @@ def value_classes() -> dict[str, tuple[type, tuple[str, ...]]]:
             "Stuck": (Stuck, ("call_block",)), "Forever": (Forever, ("function",))}
 
 
-def parts(value: Any) -> tuple[str, list[Any]] | None:
+def recipe(value: Any) -> tuple[str, list[Any]] | None:
     """(class name, the arguments that make `value`) when it is of one of `value_classes`
     exactly; None for anything else."""
     for name, (kind, names) in value_classes().items():
@@ -34,7 +34,7 @@ def parts(value: Any) -> tuple[str, list[Any]] | None:
 
 
 def made(name: str, arguments: list[Any]) -> Any:
-    """The object `parts` described, made by its class; KeyError for an unknown class and
+    """The object `recipe` described, made by its class; KeyError for an unknown class and
     TypeError (or the class's own ValueError) for arguments it refuses."""
     kind, names = value_classes()[name]
     if type(arguments) is not list or len(arguments) != len(names):

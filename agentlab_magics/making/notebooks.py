@@ -16,16 +16,10 @@ from pathlib import Path
 
 import nbformat
 
-from agentlab_magics.course.assignments import (
-    ASSIGNMENTS,
-    SETUP,
-    Assignment,
-    Part,
-    group_tests,
-    points,
-)
+from agentlab_magics.course.assignments import ASSIGNMENTS, SETUP, AssignedLab, Assignment
 from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.questions import questions_for
+from agentlab_magics.grading.groups import group_tests, points
 
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 # A graded cell that fails ends in an error (nbgrader counts it so); with this tag JupyterLab's
@@ -55,7 +49,7 @@ def _code(source: str, **nbgrader) -> nbformat.NotebookNode:
 
 
 def _questions(assignment: Assignment) -> list:
-    asked = [question for part in assignment.parts for question in questions_for(part.lab)]
+    asked = [question for assigned in assignment.labs for question in questions_for(assigned.lab)]
     if not asked:
         return []
     # "write your own words" only where a question has a text box to write them in
@@ -68,32 +62,32 @@ def _questions(assignment: Assignment) -> list:
     return cells
 
 
-def _graded(part: Part, student: bool) -> list:
+def _graded(assigned: AssignedLab, student: bool) -> list:
     cells = []
-    for group in part.groups:
-        call = f'grade("{part.lab}", "{group.id}"'
+    for group in assigned.groups:
+        call = f'grade("{assigned.lab}", "{group.id}"'
         source = f"{call})"
-        if not student and group_tests(part.lab, group.id, held_back=True):
+        if not student and group_tests(assigned.lab, group.id, held_back=True):
             source += f"\n{HIDDEN_BEGIN}\n{call}, held_back=True)\n{HIDDEN_END}"
-        cell = _code(source, grade_id=f"tests-{part.lab}-{group.id}", grade=True, locked=True,
-                     score=points(part.lab, group.id))
+        cell = _code(source, grade_id=f"tests-{assigned.lab}-{group.id}", grade=True, locked=True,
+                     score=points(assigned.lab, group.id))
         cell.metadata["tags"] = [GO_ON]
         cells.append(cell)
     return cells
 
 
-def _part(part: Part, first: bool, student: bool) -> list:
-    lab = find_lab(part.lab)
-    grade_id = "harness" if first else f"harness-{part.lab}"
+def _lab_cells(assigned: AssignedLab, first: bool, student: bool) -> list:
+    lab = find_lab(assigned.lab)
+    grade_id = "harness" if first else f"harness-{assigned.lab}"
     body = lab.starter if student else lab.marked
-    shapes = [_markdown(part.shapes)] if part.shapes else []
+    shapes = [_markdown(assigned.shapes)] if assigned.shapes else []
     return [
-        _markdown(f"## {lab.title}\n\n{part.text}"),
+        _markdown(f"## {lab.title}\n\n{assigned.text}"),
         *shapes,
         _code(f"%%check {lab.id}\n{body.rstrip()}", grade_id=grade_id, solution=True),
         _markdown(f"### Grading: {lab.title}\n\nThese cells run the tests `%%check` ran, and "
                   "some held back for grading. Do not edit or delete them."),
-        *_graded(part, student),
+        *_graded(assigned, student),
     ]
 
 
@@ -104,12 +98,12 @@ def notebook(assignment: Assignment, student: bool = False) -> nbformat.Notebook
     cells = [_markdown(f"# {assignment.title}\n\n{assignment.intro}"),
              _code(SETUP, grade_id="setup", locked=True),
              *_questions(assignment)]
-    if assignment.demos:
+    if assignment.demonstrations:
         cells.append(_markdown("## See it happen"))
-        for demo in assignment.demos:
-            cells += [_markdown(demo.text), _code(demo.code)]
-    for number, part in enumerate(assignment.parts):
-        cells += _part(part, first=number == 0, student=student)
+        for shown in assignment.demonstrations:
+            cells += [_markdown(shown.text), _code(shown.code)]
+    for number, assigned in enumerate(assignment.labs):
+        cells += _lab_cells(assigned, first=number == 0, student=student)
     made = nbformat.v4.new_notebook(cells=cells)
     made.metadata.update(kernelspec=KERNEL, language_info={"name": "python"})
     for number, cell in enumerate(made.cells):

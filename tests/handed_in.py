@@ -14,9 +14,9 @@ from pathlib import Path
 
 import nbformat
 
+from agentlab_magics.demos.students import submission
 from agentlab_magics.term.course_folder import CONFIG
 from agentlab_magics.term.nbgrader_cli import Nbgrader
-from agentlab_magics.term.students import submission
 
 
 def persona(student: str) -> str:

@@ -7,7 +7,7 @@ package; the reference is the instructor's (agentlab_instructor.reference.functi
 
 from __future__ import annotations
 
-from agentlab_magics.course.catalog import PURPOSES, Lab
+from agentlab_magics.course.lab_model import PURPOSES, Lab
 
 NAMES = ["script", "check"]
 

@@ -1,0 +1,73 @@
+"""What a lab is, as data: its id, title, the names a student writes and what each is for, its
+tests' module; its starter, reference and marked file are read when asked for. Plain data,
+so that finding a lab loads no validation library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentlab_magics.course.instructor import instructor_files
+from agentlab_magics.course.starter_files import read_starter
+from agentlab_magics.problems import UsageProblem
+
+
+class UnknownLab(LookupError, UsageProblem):
+    """No lab has that id; the message lists the ones there are."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lab:
+    """One lab: the names a student writes, the tests, and (as properties) its files. Plain
+    data, built here from constants, so that finding a lab loads no validation library."""
+
+    id: str
+    title: str
+    lesson: str
+    module: str = "harness"
+    names: list[str]
+    purposes: dict[str, str]
+    tests: str
+    builds_on: list[str] = field(default_factory=list)
+    """The earlier labs whose tests still hold for this one, in course order."""
+    fresh_per_test: bool = False
+    """Each test gets a student process of its own: for a lab whose answers are a verdict
+    (pass or fail) that code could otherwise give by counting calls, not by looking."""
+
+    @property
+    def starter(self) -> str:
+        """The file the student starts from, as released: the student package's own copy."""
+        return read_starter(self.id)
+
+    @property
+    def reference(self) -> str:
+        """The instructor's solution; needs the instructor package."""
+        return instructor_files(self.id, f"The reference of {self.id}").reference
+
+    @property
+    def marked(self) -> str:
+        """The reference with what the student writes between nbgrader's solution markers;
+        needs the instructor package."""
+        return instructor_files(self.id, f"The source notebook cell of {self.id}").marked
+
+
+PURPOSES = {
+    "user_message": "wraps what the user typed as a message",
+    "text_of": "reads the words out of an assistant message",
+    "chat": "sends the whole conversation and keeps the reply",
+    "tool_calls": "lists the calls a reply asks for, in order",
+    "tool_specs": "tells the model about the tools, without their functions",
+    "str_arg": "reads a string argument, checked",
+    "int_arg": "reads an optional whole-number argument, checked",
+    "run_tool": "turns one call into exactly one result, whatever happens",
+    "error_message": "builds a failed reply, with the reason in its own field",
+    "context_for_model": "makes the request from the record, leaving out empty failed replies",
+    "run_agent": "runs the loop, turn after turn, until a reply asks for nothing more",
+    "emit": "tells the listener one event, and never lets a failing listener stop the run",
+    "truncate_head": "keeps the start of a text that fits the budget, whole lines only",
+    "truncate_tail": "keeps the end of a text that fits the budget, whole lines only",
+    "make_read_tool": "builds the read tool, with its budget and its notice",
+    "make_write_tool": "builds the write tool",
+    "make_bash_tool": "builds the bash tool, keeping the tail and the exit code",
+    "script": "returns the fake model's steps, one per model call",
+    "check": "asserts one thing about what the run left behind",
+}
