@@ -1,5 +1,6 @@
 """Fixtures the test folders share, and how the suite is split among pytest-xdist's workers."""
 
+import os
 import sys
 
 import pytest
@@ -45,6 +46,13 @@ def class_term(tmp_path_factory):
 # Test files that share a session fixture run on one worker, which makes it once.
 SHARED_FIXTURES = {"tests/course/test_class_report.py": "class_term",
                    "tests/browser/test_class_report_page.py": "class_term"}
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto`: a worker for each core this process may use, and one more, since much of the
+    suite waits on kernels, servers and browsers (measured on 2 cores: 10.9 minutes with 3
+    workers, the cores 98% busy; 11.9 with 2)."""
+    return len(os.sched_getaffinity(0)) + 1
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -116,7 +116,7 @@ def test_a_process_that_never_answers_times_out_within_the_limit():
     report = check("import time; time.sleep(60)", timeout=0.3)
     assert all(o.outcome == "timeout" for o in report.outcomes)
     assert "did not finish within 0.3 s" in first(report).message
-    assert time.monotonic() - started < 7 * 0.3 + 10
+    assert time.monotonic() - started < 30  # the sleep's 60 s not waited out, however busy
 
 
 def test_a_process_that_dies_mid_test_fails_that_test_and_a_fresh_one_goes_on():
@@ -501,7 +501,7 @@ def test_a_student_process_that_stops_reading_is_stopped_on_time():
         say({"k": "get", "h": model["$h"], "n": "calls"})  # a megabyte back; never read
         import time; time.sleep(600)
     ''', timeout=1.0)
-    assert first(report).outcome == "timeout" and time.monotonic() - started < 15
+    assert first(report).outcome == "timeout" and time.monotonic() - started < 60
 
 
 def test_a_cap_said_while_loading_is_a_sentence():

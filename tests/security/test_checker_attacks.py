@@ -10,7 +10,6 @@ rewrites: the tests and their verdicts live in another process.
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -98,12 +97,17 @@ FORGERIES = {
 }
 
 
+# Seconds after which a check is taken never to end: each of its tests is stopped after 1 s, so
+# this only fails a check that hangs, however busy the machine.
+NEVER_ENDS = 600
+
+
 def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
     path = tmp_path / "harness.py"
     path.write_text(source, encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson5",
                            "--harness", str(path), "--timeout", "1", *extra],
-                          capture_output=True, text=True, timeout=70)
+                          capture_output=True, text=True, timeout=NEVER_ENDS)
 
 
 def check_lab(tmp_path, lab_id: str, source: str) -> tuple[int, dict]:
@@ -142,7 +146,6 @@ def earned_beyond_the_starter(tmp_path, lab_id: str, added: str) -> set[str]:
 
 @pytest.mark.parametrize("name", DISRUPTIONS)
 def test_a_disruption_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
-    started = time.monotonic()
     done = check(tmp_path, DISRUPTIONS[name], "--json")
     report = json.loads(done.stdout)  # --json prints the report and nothing else
     # 1: a test failed; 2: the code could not be checked at all; never 0
@@ -150,7 +153,6 @@ def test_a_disruption_never_passes_and_the_check_ends_with_a_report(tmp_path, na
     assert report["problem"] or any(o["outcome"] != "passed" for o in report["outcomes"])
     assert report["problem"] or len(report["outcomes"]) == LESSON5_TESTS
     assert len(done.stdout) < 1_000_000
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.parametrize("lab_id, name", FORGERIES,
