@@ -28,8 +28,20 @@ import time
 from pathlib import Path
 
 from agentlab_magics.grading.memory_cap import MemoryCap
+from agentlab_magics.grading.sandbox import instructor_paths, readable
 
 SCRATCHES = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def keep_arguments(folder: Path) -> list[str]:
+    """The `--keep` arguments a round in `folder` needs: that folder, and the interpreter's and
+    the instructor package's folders, where they lie in a scratch folder (a checkout under
+    /tmp); a folder inside another kept one is not named again."""
+    paths = [path for path in sorted({str(folder), *readable(), *instructor_paths()})
+             if path.startswith(tuple(scratch + "/" for scratch in SCRATCHES))]
+    outermost = [path for path in paths
+                 if not any(path.startswith(other.rstrip("/") + "/") for other in paths)]
+    return [argument for path in outermost for argument in ("--keep", path)]
 
 
 def _mount(*args: str) -> None:

@@ -44,7 +44,7 @@ from agentlab_magics.course import find_lab
 from agentlab_magics.course.heldback import held_back_module
 from agentlab_magics.grading.memory_cap import kind_here
 from agentlab_magics.grading.output import NOTICE
-from agentlab_magics.grading.sandbox import detect, instructor_paths, readable
+from agentlab_magics.grading.sandbox import detect, instructor_paths
 from tests.nbgrader_course import round_course
 from tests.security.forgeries import (
     FINALIZER_PATCH,
@@ -53,6 +53,7 @@ from tests.security.forgeries import (
     LAB_MODULE_CLASS,
     RESTORING_EXACT,
 )
+from tests.security.private_tmp import keep_arguments
 
 pytest.importorskip("nbgrader")
 from nbgrader.api import Gradebook
@@ -824,15 +825,6 @@ class Round:
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def _outermost(paths: list[str]) -> list[str]:
-    """`paths` less those inside another of them."""
-    kept: list[str] = []
-    for path in sorted(set(paths)):
-        if not any(path.startswith(other.rstrip("/") + "/") for other in kept):
-            kept.append(path)
-    return kept
-
-
 def _fill(text: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
@@ -989,10 +981,7 @@ def graded(tmp_path_factory) -> Round:
     hashes_before.update(_hashes(course / "submitted"))
 
     report = folder / "left-over.json"
-    # the round's folder, and the interpreter's and the instructor package's folders where
-    # they lie in a temporary folder (a checkout under /tmp): private_tmp.py binds them back
-    kept = [arg for path in _outermost([str(folder), *readable(), *instructor_paths()])
-            if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
+    kept = keep_arguments(folder)
     try:
         done = subprocess.run(
             ["unshare", "--mount", "--propagation", "private", sys.executable,

@@ -27,9 +27,10 @@ from nbformat.v4 import new_code_cell
 from agentlab_magics.demos.students import submission
 from agentlab_magics.grading.batch_ledger import SUBMISSION_LIMIT
 from agentlab_magics.grading.memory_cap import kind_here
-from agentlab_magics.grading.sandbox import detect, readable
+from agentlab_magics.grading.sandbox import detect
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from tests.handed_in import hand_in, handed_in
+from tests.security.private_tmp import keep_arguments
 from tests.security.test_autograde_attacks import (
     ERROR_FLOOD,
     HELD_BACK_INPUTS,
@@ -98,8 +99,7 @@ def batch(tmp_path_factory) -> dict:
     (course / "submitted" / "odd_name" / LAB / ODD_NAME).write_bytes(b"notes\n")
     _refuse(course)
     report = folder / "left-over.json"
-    kept = [arg for path in [str(folder), *readable()]
-            if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
+    kept = keep_arguments(folder)
     done = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", sys.executable,
          str(HERE / "private_tmp.py"), *kept, "--report", str(report), "--memory",

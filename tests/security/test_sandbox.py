@@ -34,6 +34,7 @@ from agentlab_magics.grading.sandbox import (
 )
 from agentlab_magics.grading.submission import SubmissionRefused, require_plain_files
 from tests.nbgrader_course import round_course
+from tests.security.private_tmp import keep_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB = "lesson1"
@@ -202,8 +203,7 @@ def probed(tmp_path_factory) -> Round:
         nbformat.write(notebook, where / f"{LAB}.ipynb")
     before = host_state()
     report = folder / "left-over.json"
-    kept = [arg for path in [str(folder), *readable(), *instructor_paths()]
-            if path.startswith(("/tmp/", "/var/tmp/", "/dev/shm/")) for arg in ("--keep", path)]
+    kept = keep_arguments(folder)
     subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable,
                     str(ROOT / "tests" / "security" / "private_tmp.py"), *kept, "--report",
                     str(report), "--memory", str(3 << 30), "--settle", "2", "--",
