@@ -1,11 +1,26 @@
 """Fixtures the test folders share, and how the suite is split among pytest-xdist's workers."""
 
+import compileall
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.chromium import chromium, launch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config) -> None:
+    """Before any worker starts, the course's packages and the tests' helpers are compiled to
+    bytecode once: the suite starts thousands of Pythons that import them (student processes,
+    kernels, graders, nbgrader commands), and where PYTHONDONTWRITEBYTECODE is set each would
+    compile them again."""
+    if not hasattr(config, "workerinput"):
+        for package in (ROOT / "agentlab_magics", ROOT / "instructor" / "agentlab_instructor",
+                        ROOT / "tests"):
+            compileall.compile_dir(package, quiet=1)
 
 
 @pytest.fixture(autouse=True)
