@@ -138,7 +138,7 @@ def _todo(where: BatchLedger, kit: Kit, students: Sequence[str] | None, force: b
             records[student] = Record(student=student, status="unchanged")
         else:
             changed[student] = (files, mark)
-    entries = read_students(where.db_url, where.course_id, kit.assignment, changed)
+    entries = read_students(where.course.db_url, where.course.course_id, kit.assignment, changed)
     return {student: (Submission(entry=entries[student], files=files), mark)
             for student, (files, mark) in changed.items()}
 

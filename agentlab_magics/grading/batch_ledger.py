@@ -36,7 +36,6 @@ class BatchLedger:
 
     def __init__(self, course: CourseFolder) -> None:
         self.course = course
-        self.root, self.db_url, self.course_id = course.root, course.db_url, course.course_id
 
     def kit(self, assignment: str) -> Kit:
         """What every task of `assignment` needs; BatchProblem if the gradebook lacks it."""
@@ -44,15 +43,16 @@ class BatchLedger:
         if not source.is_dir():
             known = sorted(p.name for p in source.parent.iterdir() if p.is_dir()) \
                 if source.parent.is_dir() else []
-            raise BatchProblem(f"The course in {self.root} has no assignment {assignment!r} "
-                               f"(no folder {source.relative_to(self.root)}); its assignments "
-                               f"are: {', '.join(known) or 'none yet'}.")
+            root = self.course.root
+            raise BatchProblem(f"The course in {root} has no assignment {assignment!r} (no "
+                               f"folder {source.relative_to(root)}); its assignments are: "
+                               f"{', '.join(known) or 'none yet'}.")
         database = self.course.gradebook_file()
         if database is not None and not database.is_file():
             raise BatchProblem(f"The course has no gradebook yet ({database}): run `nbgrader "
                                f"generate_assignment {assignment}` first.")
         try:
-            shape = read_shape(self.db_url, self.course_id, assignment)
+            shape = read_shape(self.course.db_url, self.course.course_id, assignment)
         except MissingEntry:
             raise BatchProblem(f"The gradebook has no assignment {assignment!r}: run `nbgrader "
                                f"generate_assignment {assignment}` first.") from None
@@ -65,10 +65,10 @@ class BatchLedger:
             gradebook = template.read_bytes()
         # The scratch course takes the course's place in the configuration, so ScoredOutside
         # hides the course and its SQLite gradebook only if told (the exchange it finds there).
-        hidden = [str(self.root)]
-        if self.db_url.startswith("sqlite:///"):
-            hidden.append(str(Path(self.db_url.removeprefix("sqlite:///")).parent))
-        return Kit(assignment=assignment, course_id=self.course_id,
+        hidden = [str(self.course.root)]
+        if database is not None:
+            hidden.append(str(database.parent))
+        return Kit(assignment=assignment, course_id=self.course.course_id,
                    config=dict(self.course.config),
                    gradebook=gradebook, gradebook_shape=shape.model_dump_json(),
                    source_files=files, hidden=sorted(set(hidden)))
@@ -89,7 +89,7 @@ class BatchLedger:
 
     def writer(self, assignment: str) -> GradebookWriter:
         """The one writer of `assignment`'s scores to the course's gradebook."""
-        return GradebookWriter(self.db_url, self.course_id, assignment)
+        return GradebookWriter(self.course.db_url, self.course.course_id, assignment)
 
     def put_in_place(self, assignment: str, graded: Graded) -> None:
         """Make the student's autograded folder of `assignment` what grading gave."""
@@ -105,7 +105,7 @@ class BatchLedger:
         """nbgrader's log of grading the submission (cut, any bytes escaped: `capped`), kept
         in `log_folder`."""
         return write_text_atomically(
-            log_folder(self.root, assignment) / f"{graded.student}.log", capped(graded.log))
+            log_folder(self.course.root, assignment) / f"{graded.student}.log", capped(graded.log))
 
     def fingerprints(self, assignment: str) -> dict[str, str]:
         try:
@@ -114,11 +114,11 @@ class BatchLedger:
             return {}
 
     def write_summary(self, summary: BatchSummary) -> Path:
-        return write_text_atomically(self.root / STATE / f"{summary.assignment}-summary.json",
-                                     summary.to_json())
+        return write_text_atomically(
+            self.course.root / STATE / f"{summary.assignment}-summary.json", summary.to_json())
 
     def _state(self, assignment: str) -> Path:
-        return self.root / STATE / f"{assignment}.json"
+        return self.course.root / STATE / f"{assignment}.json"
 
 
 def log_folder(course: Path, assignment: str) -> Path:
