@@ -17,6 +17,7 @@ import pytest
 from distributed import Client
 from nbgrader.api import Gradebook
 
+from agentlab_magics.checking.process_tree import descendants
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from tests.handed_in import handed_in
 
@@ -72,7 +73,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(cluster,
          "--course", str(course), "--scheduler", address],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, **nbgrader.env})
-    killed = _kill_a_busy_worker(address, workers)
+    killed, orphaned = _kill_a_busy_worker(address, workers)
     out = run.communicate(timeout=600)[0]
     assert killed is not None, out
     assert run.returncode == 0, out
@@ -88,40 +89,59 @@ def test_a_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(cluster,
     assert grades["reference1"] != grades["wrong1"]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "agentlab") as gb:
         assert len(gb.find_assignment(ASSIGNMENT).submissions) == len(STUDENTS)
-    assert _sandboxed_kernels_gone(), "a kernel outlived the worker that started it"
+    # This cluster's kernels only: other tests may be grading on this machine meanwhile.
+    left = {**orphaned, **{pid: started for worker in workers if worker.poll() is None
+                           for pid, started in _kernels_under(worker.pid).items()}}
+    assert _gone(left), "a kernel outlived the worker that started it"
 
 
-def _sandboxed_kernels_gone() -> bool:
-    """Whether no grading kernel is left running (the killed worker's too), within 10 s."""
+def _kernels_under(root: int) -> dict[int, bytes]:
+    """The grading kernels (sandboxed ipykernels) in `root`'s process tree, each with its
+    start time, which tells it from a later process given the same pid."""
+    return {pid: _started(pid) for pid in descendants(root)
+            if b"agentlab-grade-" in _cmdline(pid) and b"ipykernel" in _cmdline(pid)}
+
+
+def _gone(kernels: dict[int, bytes]) -> bool:
+    """Whether every one of `kernels` has ended, within 10 s."""
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        left = [p for p in Path("/proc").iterdir() if p.name.isdigit()
-                and b"agentlab-grade-" in _cmdline(p) and b"ipykernel" in _cmdline(p)]
-        if not left:
-            return True
+    while any(_started(pid) == started for pid, started in kernels.items()):
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.5)
-    return False
+    return True
 
 
-def _cmdline(process: Path) -> bytes:
+def _cmdline(pid: int) -> bytes:
     try:
-        return (process / "cmdline").read_bytes()
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return b""
 
 
-def _kill_a_busy_worker(address: str, workers: list[subprocess.Popen]) -> str | None:
-    """SIGKILL the first worker seen grading a submission; its address."""
+def _started(pid: int) -> bytes:
+    """When `pid` started (field 22 of /proc/<pid>/stat); empty once it ended."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return b""
+
+
+def _kill_a_busy_worker(address: str, workers: list[subprocess.Popen]
+                        ) -> tuple[str | None, dict[int, bytes]]:
+    """SIGKILL the first worker seen grading a submission, once its kernel runs; its address
+    and the kernels it leaves behind."""
     with Client(address, timeout=30) as client:
         by_name = {f"worker{n}": process for n, process in enumerate(workers, 1)}
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             for worker, keys in client.processing().items():
                 if any(str(key).startswith("agentlab-autograde-") for key in keys):
-                    time.sleep(1.0)  # well into the task: its kernel is running
                     process = by_name[client.scheduler_info()["workers"][worker]["name"]]
-                    os.kill(process.pid, signal.SIGKILL)
-                    process.wait()
-                    return worker
+                    kernels = _kernels_under(process.pid)
+                    if kernels:  # well into the task: its kernel is running
+                        os.kill(process.pid, signal.SIGKILL)
+                        process.wait()
+                        return worker, kernels
             time.sleep(0.2)
-    return None
+    return None, {}
