@@ -38,11 +38,18 @@ def without_instructor(monkeypatch):
     monkeypatch.setitem(sys.modules, "agentlab_instructor", None)
 
 
+EXPECT_MS = 30_000
+
+
 @pytest.fixture(scope="module")
 def browser():
     """One headless Debian chromium for a test module, closed after it."""
     chromium()  # skip (or fail, under CI) before starting Playwright
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # An expectation waits for what it expects up to this long (Playwright's default is 5 s):
+    # it returns as soon as it holds, and on a busy machine a save or a render takes longer.
+    expect.set_options(timeout=EXPECT_MS)
 
     with sync_playwright() as playwright:
         launched = launch(playwright)

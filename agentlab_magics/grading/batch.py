@@ -326,11 +326,15 @@ def local_cluster(workers: int) -> Iterator:
         settings.update(FORKED_WORKERS)
     with dask.config.set(settings), ExitStack() as stack:
         # Forked meanwhile, the workers keep the handler that only notes Ctrl-C: it is this
-        # process's to act on (it cancels the batch), and no worker prints a traceback.
+        # process's to act on (it cancels the batch), and no worker prints a traceback. Dask's
+        # own log stays quiet but for the critical: what befell each submission is the
+        # batch's table, and the errors Dask logs as a stopped cluster closes (a worker's
+        # heartbeat to a scheduler already gone) are tracebacks an instructor has no use for.
         with _uninterrupted():
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address="127.0.0.1:0", preload=[WARM], silence_logs=logging.ERROR))
+                dashboard_address="127.0.0.1:0", preload=[WARM],
+                silence_logs=logging.CRITICAL))
         yield cluster
 
 

@@ -89,7 +89,9 @@ def test_a_hang_becomes_a_timeout_naming_the_test(tmp_path):
     report = run("checkpoint-a", write(tmp_path, hanging), timeout=0.2)
     elapsed = time.monotonic() - started
     timed_out = [o for o in report.outcomes if o.outcome == "timeout"]
-    assert len(timed_out) == 20 and elapsed < 45  # no test waits much past its 0.2 s
+    # the 20 tests that run the loop time out; on a busy machine one that does not may too
+    assert len(timed_out) >= 20 and elapsed < 45  # no test waits much past its 0.2 s
+    assert {o.outcome for o in report.outcomes} <= {"timeout", "passed", "failed"}
     assert "did not finish within 0.2 s" in timed_out[0].message
     assert timed_out[0].sentence.startswith("A job that needs three files")
 

@@ -314,6 +314,9 @@ def test_the_students_fetch_check_and_submit(hub, browser, screenshots):
             expect(cell.locator(".al-test.al-outcome-failed", has_text=REMEMBERS)).to_be_visible()
         report.scroll_into_view_if_needed()
         shoot(page, screenshots, f"3-{student}-checked")
+        # every cell has run (what a cell still running prints after the save makes the
+        # notebook unsaved again)
+        expect(page.locator(".jp-InputPrompt", has_text="[*]")).to_have_count(0)
         page.keyboard.press("Control+s")
         expect(page.locator(".jp-mod-dirty")).to_have_count(0)
         page.get_by_role("tab", name="Assignments").click()
