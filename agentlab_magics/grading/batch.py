@@ -325,6 +325,7 @@ def local_cluster(workers: int) -> Iterator:
         importlib.import_module(WARM)
         settings.update(FORKED_WORKERS)
     with dask.config.set(settings), ExitStack() as stack:
+        stack.enter_context(_dask_log_kept_in())
         # Forked meanwhile, the workers keep the handler that only notes Ctrl-C: it is this
         # process's to act on (it cancels the batch), and no worker prints a traceback. Dask's
         # own log stays quiet but for the critical: what befell each submission is the
@@ -336,6 +337,26 @@ def local_cluster(workers: int) -> Iterator:
                 dashboard_address="127.0.0.1:0", preload=[WARM],
                 silence_logs=logging.CRITICAL))
         yield cluster
+
+
+@contextmanager
+def _dask_log_kept_in() -> Iterator[None]:
+    """While the cluster lives, Dask's log records reach no handler beyond Dask's own (which
+    silence_logs quiets): its event loop's thread logs as workers are forked from this
+    process, and a fork taken while that thread writes to a stream (a handler on the root
+    logger, such as pytest's or a notebook's) leaves the stream's lock held, for ever, in the
+    worker, which then hangs at its first line of log."""
+    import logging
+
+    dask_log = logging.getLogger("distributed")
+    kept, propagated = logging.NullHandler(), dask_log.propagate
+    dask_log.addHandler(kept)  # a record no handler takes would go to logging's last resort
+    dask_log.propagate = False
+    try:
+        yield
+    finally:
+        dask_log.propagate = propagated
+        dask_log.removeHandler(kept)
 
 
 def _ctrl_c_arrives() -> bool:
