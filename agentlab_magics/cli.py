@@ -12,10 +12,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentlab_magics.checking import time_limit
 from agentlab_magics.checking.time_limit import TIME_LIMIT
 from agentlab_magics.problems import Problem, UsageProblem
+
+if TYPE_CHECKING:
+    from agentlab_magics.checking.report import CheckReport
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -285,9 +289,27 @@ def _check(args: argparse.Namespace) -> int:
             raise UsageProblem(str(exc)) from None
     report = run(lab.id, args.harness, timeout=args.timeout)
     print(report.model_dump_json(indent=2) if args.json else render(report))
+    if report.problem is None:
+        _record_check(report)
     if report.problem:  # nothing was checked: the file is to fix first (a syntax error)
         return 2
     return 0 if report.all_passed else 1
+
+
+def _record_check(report: CheckReport) -> None:
+    """Count the check in the progress store, as %%check does (so a self-paced solution opens
+    after it); a store that cannot be written is said on stderr, and the check's exit code
+    stays the report's."""
+    from agentlab_magics.progress.store import ProgressError, ProgressStore
+
+    store = ProgressStore()
+    try:
+        store.checked(report.lab_id, report.own_passed, report.all_passed)
+    except ProgressError as exc:
+        store.tell(str(exc))
+    notice = store.take_notice()
+    if notice:
+        print(f"agentlab: {notice}", file=sys.stderr)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -464,12 +486,19 @@ def _course_report(args: argparse.Namespace) -> int:
 
 def _course_export(args: argparse.Namespace) -> int:
     """`nbgrader export` with the LMS's exporter, run in the course folder."""
-    from agentlab_magics.term.course_folder import require_course
+    from agentlab_magics.term.course_folder import CourseFolder
     from agentlab_magics.term.lms_export import EXPORTERS
     from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
 
     require_nbgrader()
-    require_course(args.course)
+    CourseFolder.read(args.course).require_gradebook()
+    target = args.file.resolve()
+    if not target.parent.is_dir():
+        raise UsageProblem(f"There is no folder {target.parent} to write {args.file.name} in: "
+                           "make it first, or give a file in a folder that exists.")
+    if target.is_dir():
+        raise UsageProblem(f"{args.file} is a folder: give the CSV file to write, such as "
+                           f"{args.file / f'{args.to}-grades.csv'}.")
     Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}", f"--to={args.file.resolve()}",
                    cwd=args.course)
     print(f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}.")

@@ -98,8 +98,7 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
     if report.problem is None:
         store = store or ProgressStore()
         try:
-            store.checked(lab_id, [o.name for o in report.outcomes if o.passed and not o.group],
-                          report.all_passed)
+            store.checked(lab_id, report.own_passed, report.all_passed)
         except ProgressError as exc:
             store.tell(str(exc))
     return report
@@ -204,9 +203,10 @@ def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution |
     except NotPublished as exc:
         return str(exc)
     if self_paced() and not store.lab(lab.id).checked:
-        return (f"Try {lab.id} first: run its `%%check {lab.id}` cell once, then "
-                f"`%solution {lab.id}` shows its solution (and the map says \"built with "
-                "help\").")
+        return (f"Try {lab.id} first: check it once (its `%%check {lab.id}` cell, or "
+                f"`agentlab check {lab.id} --harness FILE`), then `%solution {lab.id}` (or "
+                f"`agentlab solution {lab.id}`) shows its solution (and the map says \"built "
+                "with help\").")
     store.solution_opened(lab.id)
     return Solution(lab.id, lab.title, shown)
 

@@ -24,6 +24,15 @@ def pytest_configure(config) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _progress_of_its_own(monkeypatch, tmp_path_factory):
+    """No test writes to the progress store of the shell that runs the suite (%%check and
+    `agentlab check` record every check): each test has one of its own, unless it names one."""
+    if "AGENTLAB_PROGRESS" not in os.environ:
+        monkeypatch.setenv("AGENTLAB_PROGRESS",
+                           str(tmp_path_factory.mktemp("progress") / "progress.json"))
+
+
+@pytest.fixture(autouse=True)
 def _no_published_solutions(monkeypatch):
     """No test sees the folder of published solutions a developer's shell may name."""
     monkeypatch.delenv("AGENTLAB_SOLUTIONS", raising=False)

@@ -10,6 +10,7 @@ exception while the code runs becomes one sentence naming the student's own line
 from __future__ import annotations
 
 import io
+import json
 import re
 import sys
 import tokenize
@@ -118,7 +119,24 @@ def read_source(path: str | Path, name: str = "harness") -> str:
         raw = path.read_bytes()
     except OSError as exc:
         raise CodeProblem(f"{path} could not be read ({exc.strerror or exc}).") from None
+    if _is_notebook(path, raw):
+        raise CodeProblem(f"{path} is a notebook, not a Python file: check the lab's cell in "
+                          f"Jupyter with %%check, or save that cell's code as {name}.py and "
+                          "give that file.")
     return source_text(raw, path.name)
+
+
+def _is_notebook(path: Path, raw: bytes) -> bool:
+    """Whether the file is a Jupyter notebook: named .ipynb, or a JSON object with the
+    "nbformat" key every notebook has (as Python, its first `null` is a NameError)."""
+    if path.suffix.lower() == ".ipynb":
+        return True
+    if raw.lstrip()[:1] != b"{":
+        return False
+    try:
+        return "nbformat" in json.loads(raw)
+    except (ValueError, TypeError, RecursionError):
+        return False
 
 
 def source_text(raw: bytes, name: str) -> str:

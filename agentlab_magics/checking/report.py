@@ -93,6 +93,12 @@ class CheckReport(BaseModel):
     def all_passed(self) -> bool:
         return self.problem is None and self.total > 0 and self.passed == self.total
 
+    @property
+    def own_passed(self) -> list[str]:
+        """The names of the lab's own tests that passed (an earlier lab's that still hold are
+        not the lab's): what the progress store counts."""
+        return [outcome.name for outcome in self.outcomes if outcome.passed and not outcome.group]
+
     def share(self, names: list[str]) -> CheckReport:
         """This report cut to the lab's own tests named in `names` (never an earlier lab's
         that still hold), with its problem: one graded cell's share of a whole check."""

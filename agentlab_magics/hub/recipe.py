@@ -73,9 +73,12 @@ def problems(plan: HubPlan) -> list[str]:
                      "repository, and run that environment's "
                      "agentlab.")
     if _instructor_package(plan) is None:
+        where = (f"in {plan.instructor_package}: pass the folder that holds agentlab_instructor/"
+                 if plan.instructor_package is not None else
+                 "installed here, nor in ./instructor: run this in a checkout of the course's "
+                 "repository, or pass the folder that holds it")
         found.append("The instructor package (agentlab_instructor, the held-back tests) is not "
-                     "installed here: pass the folder that holds it with --instructor-package "
-                     "(the course repository's instructor/ folder will do).")
+                     f"{where} with --instructor-package.")
     long = [user for user in plan.users if len(str(_home(plan, user))) > HOME_ROOM]
     if long:
         found.append(f"A kernel reaches its server through a socket under its user's home, "
@@ -105,7 +108,8 @@ def prepare(plan: HubPlan) -> HubPlan:
     os.chmod(plan.folder, 0o755)
     plan.state.mkdir(exist_ok=True)
     os.chmod(plan.state, 0o700)  # the hub's database holds its servers' OAuth secrets
-    plan.made_users = [user for user in plan.users if _user(user)]
+    before = _made_before(plan)
+    plan.made_users = before + [user for user in plan.users if _user(user) and user not in before]
     # written now, so that `clean` finds the users even if a later step fails
     (plan.state / PLAN).write_text(plan.model_dump_json(indent=1), encoding="utf-8")
     plan.exchange.mkdir(exist_ok=True)
@@ -118,15 +122,29 @@ def prepare(plan: HubPlan) -> HubPlan:
 
 
 def _instructor_package(plan: HubPlan) -> Path | None:
-    """The folder holding agentlab_instructor: the plan's, else where this Python finds it."""
+    """The folder holding agentlab_instructor: the plan's; else where this Python finds it;
+    else the instructor/ folder of the checkout this runs in, as docs/instructors.md
+    installs the hub's environment (from a checkout, without the instructor package)."""
     if plan.instructor_package is not None:
-        folder = plan.instructor_package.resolve()
-        return folder if (folder / "agentlab_instructor" / "__init__.py").is_file() else None
-
+        return _holding_the_package(plan.instructor_package.resolve())
     package = instructor_package()
-    if package is None or not package.__file__:
-        return None
-    return Path(package.__file__).resolve().parents[1]
+    if package is not None and package.__file__:
+        return Path(package.__file__).resolve().parents[1]
+    return _holding_the_package(Path.cwd() / "instructor")
+
+
+def _holding_the_package(folder: Path) -> Path | None:
+    return folder if (folder / "agentlab_instructor" / "__init__.py").is_file() else None
+
+
+def _made_before(plan: HubPlan) -> list[str]:
+    """The users an earlier start of the hub in the same folder made (its plan, if one is
+    there): a start that finds them already made keeps them on the list `clean` removes."""
+    try:
+        earlier = HubPlan.model_validate_json((plan.state / PLAN).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return list(earlier.made_users)
 
 
 def _user(name: str) -> bool:

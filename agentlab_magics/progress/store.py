@@ -259,7 +259,10 @@ class ProgressStore:
         return len(incoming.labs)
 
     def tell(self, sentence: str) -> None:
-        """Add a sentence to the notice the student will be shown."""
+        """Add a sentence to the notice the student will be shown, once: a sentence the
+        notice already holds is not said again."""
+        if self.notice and sentence in self.notice:
+            return
         self.notice = f"{self.notice} {sentence}" if self.notice else sentence
 
     def _load(self) -> Progress:
@@ -295,6 +298,9 @@ class ProgressStore:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return Progress()
+        except IsADirectoryError:
+            raise ProgressError(f"Your progress file {self.path} is a folder: set {ENV} to a "
+                                f"file's path, such as {self.path / 'progress.json'}.") from None
         except OSError as exc:
             raise ProgressError(f"Your progress file {self.path} could not be read "
                                 f"({_reason(exc)}): make it a file you can read, or set {ENV} "

@@ -15,13 +15,13 @@ import textwrap
 from collections.abc import Sequence
 
 BAR = "#4c72b0"
-HIGHLIGHT = "#c44e52"
+MARKED = "#2da44e"  # green: a marked bar is a right one (the right option of a question)
 WRAP = 42  # characters of a label's line on a horizontal chart
 
 
 def bar_chart(pairs: Sequence[tuple[str, float]], *, key: str, horizontal: bool = False,
               axis: str = "students", marked: Sequence[str] = ()) -> str:
-    """An SVG bar per (label, number) pair, `marked` labels in the highlight colour;
+    """An SVG bar per (label, number) pair, `marked` labels in green (MARKED);
     `key` makes the SVG's ids its own."""
     import matplotlib
     from matplotlib.figure import Figure
@@ -29,7 +29,7 @@ def bar_chart(pairs: Sequence[tuple[str, float]], *, key: str, horizontal: bool 
 
     labels = [label for label, _ in pairs]
     values = [value for _, value in pairs]
-    colours = [HIGHLIGHT if label in marked else BAR for label in labels]
+    colours = [MARKED if label in marked else BAR for label in labels]
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": key,
                                 "text.parse_math": False, "font.size": 9}):
         if horizontal:

@@ -126,20 +126,21 @@ def _causes(test: TestRow, names: dict[str, str]) -> str:
 
 
 def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> str:
-    pairs = [(o.letter, len(o.students)) for o in question.options]
+    pairs = [(_option_label(o.letter, o.correct), len(o.students)) for o in question.options]
     head = (f'<div data-question="{escape(question.id)}"><h3>Question {escape(question.id)}'
             f"</h3><p>{escape(question.prompt)}</p>")
     rows = "".join(
         f'<tr data-option="{escape(o.letter)}"><td class="{"right" if o.correct else ""}">'
-        f'{escape(o.letter)}{" (right)" if o.correct else ""}</td><td>{escape(o.text)}</td>'
+        f'{escape(_option_label(o.letter, o.correct))}</td><td>{escape(o.text)}</td>'
         f'<td class="n" data-count>{len(o.students)}</td>'
         f'<td class="who">{escape(_names(o.students, names))}</td></tr>'
         for o in question.options)
     table = ("<table><tr><th>Option</th><th>Text</th><th>Students</th><th>Who</th></tr>"
              f"{rows}</table>")
     chart = bar_chart(pairs, key=f"{assignment}-{question.id}",
-                      marked=[o.letter for o in question.options if o.correct]) \
-        + "<figcaption>The right option is red.</figcaption>" \
+                      marked=[_option_label(o.letter, True) for o in question.options
+                              if o.correct]) \
+        + "<figcaption>The right option is green, and labelled (right).</figcaption>" \
         if any(count for _, count in pairs) else "<p>No one chose an option.</p>"
     words = "".join(f'<li data-words><span class="who">{escape(names.get(s, s))}:</span> '
                     f"{escape(text)}</li>" for s, text in question.own_words)
@@ -149,6 +150,12 @@ def _question(assignment: str, question: QuestionRow, names: dict[str, str]) -> 
         if question.own_words else "",
         f'<p>Not answered: <span data-count="unanswered">{len(question.unanswered)}</span>'
         f' <span class="who">{escape(_names(question.unanswered, names))}</span></p></div>'])
+
+
+def _option_label(letter: str, correct: bool) -> str:
+    """An option as the chart and the table name it: its letter, and "(right)" on the right
+    one, so the answer is read in words as well as in colour."""
+    return f"{letter} (right)" if correct else letter
 
 
 def _map(report: ClassReport) -> str:

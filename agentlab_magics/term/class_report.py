@@ -144,13 +144,11 @@ class ClassReport(BaseModel):
 def read_class(course: Path, assignments: Sequence[str] = (), *,
                nbgrader: Nbgrader | None = None) -> ClassReport:
     """The report of `assignments` (default: every one the gradebook has) of the nbgrader
-    course in `course`, as its configuration lays it out; ReportProblem when there is nothing
-    to report on, CourseFolderProblem when `course` holds no course."""
+    course in `course`, as its configuration lays it out; ReportProblem when the gradebook
+    holds nothing to report on, CourseFolderProblem when `course` holds no course or no
+    gradebook yet."""
     folder = CourseFolder.read(course, nbgrader)
-    database = folder.gradebook_file()
-    if database is not None and not database.is_file():
-        raise ReportProblem(f"{course} has no gradebook yet ({database}): generate, collect "
-                            "and autograde an assignment first.")
+    folder.require_gradebook()
     with folder.gradebook() as gradebook:
         known = in_course_order([a.name for a in gradebook.assignments])
         unknown = [a for a in assignments if a not in known]

@@ -84,6 +84,14 @@ class CourseFolder:
         """The course's gradebook, opened (a context manager: closed when its block ends)."""
         return Gradebook(self.db_url, self.course_id)
 
+    def require_gradebook(self) -> None:
+        """CourseFolderProblem where the SQLite gradebook was never made (nothing was graded
+        yet): opening it would make an empty one."""
+        database = self.gradebook_file()
+        if database is not None and not database.is_file():
+            raise CourseFolderProblem(f"{self.root} has no gradebook yet ({database}): "
+                                      "generate, collect and autograde an assignment first.")
+
     def submitted(self, assignment: str, students: Sequence[str] | None = None
                   ) -> dict[str, Path]:
         """Each student's submitted folder of `assignment` (of `students`, if given), but

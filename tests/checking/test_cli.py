@@ -70,7 +70,7 @@ def test_labs_lists_every_lab_and_starter_prints_gaps():
 NOT_FOR_A_CHECK = ("IPython", "ipykernel", "ipywidgets", "anywidget", "traitlets", "nbformat",
                    "nbclient", "nbgrader", "jupyter_client", "dask", "distributed", "asyncio",
                    "agentlab_instructor", "agentlab_magics.widgets", "agentlab_magics.notebook",
-                   "agentlab_magics.magics", "agentlab_magics.progress",
+                   "agentlab_magics.magics",
                    "agentlab_magics.grading", "agentlab_magics.hub.plan",
                    "agentlab_magics.bounded")
 
@@ -90,3 +90,19 @@ def test_a_check_from_a_shell_loads_only_what_a_check_needs(tmp_path):
         loaded = [name for name in modules
                   if any(name == part or name.startswith(part + ".") for part in NOT_FOR_A_CHECK)]
         assert loaded == [], lab_id
+
+
+def test_a_notebook_given_as_the_harness_is_told_as_a_notebook(tmp_path):
+    """A notebook read as Python fails on its first `null`; the check says what the file is
+    and what to give instead, with or without the .ipynb name."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "%%check lesson1\n" + find_lab("lesson1").reference)])
+    for name in ("lesson1.ipynb", "saved-as.py"):
+        path = tmp_path / name
+        nbformat.write(notebook, path)
+        done = agentlab("check", "lesson1", "--harness", str(path))
+        assert done.returncode == 2, done.stdout
+        assert f"{path} is a notebook, not a Python file" in done.stdout
+        assert "NameError" not in done.stdout + done.stderr

@@ -75,6 +75,43 @@ def test_autograde_before_the_assignment_is_generated_says_to_generate_it(capsys
     assert tree(ungenerated) == before
 
 
+def test_autograde_of_a_folder_with_only_the_configuration_leaves_it_as_it_was(capsys,
+                                                                                 tmp_path):
+    """The configuration makes the exchange only for a course with assignments (source/):
+    a folder holding nothing else gets no exchange/ from a command that refuses it."""
+    shutil.copy(COURSE / "nbgrader_config.py", tmp_path)
+    before = tree(tmp_path)
+    said = refused(capsys, "course", "autograde", "lesson1", "--course", str(tmp_path))
+    assert "its assignments are: none yet." in said
+    assert tree(tmp_path) == before
+
+
+def test_export_of_a_course_never_graded_says_so_and_makes_no_gradebook(capsys, ungenerated,
+                                                                        tmp_path):
+    before = tree(ungenerated)
+    grades = tmp_path / "grades.csv"
+    said = refused(capsys, "course", "export", "--to", "moodle", str(grades),
+                   "--course", str(ungenerated))
+    assert "has no gradebook yet" in said and "autograde an assignment first" in said
+    assert tree(ungenerated) == before and not grades.exists()
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "a-folder"])
+def test_export_to_a_place_it_cannot_write_says_so(capsys, tmp_path, where):
+    course = tmp_path / "course"
+    for folder in ("source", "exchange"):  # the configuration makes exchange/ beside source/
+        (course / folder).mkdir(parents=True)
+    shutil.copy(COURSE / "nbgrader_config.py", course)
+    (course / "gradebook.db").write_bytes(b"")  # a gradebook file, never opened
+    target = tmp_path / "no" / "such" / "grades.csv" if where == "missing-folder" else tmp_path
+    before = tree(tmp_path)
+    said = refused(capsys, "course", "export", "--to", "canvas", str(target),
+                   "--course", str(course))
+    assert ("There is no folder" in said if where == "missing-folder"
+            else "is a folder: give the CSV file to write" in said), said
+    assert tree(tmp_path) == before
+
+
 def test_build_of_a_folder_that_is_not_a_course_says_how_to_start_one(capsys, tmp_path):
     said = refused(capsys, "course", "build", "--course", str(tmp_path / "none"))
     assert "agentlab course init" in said

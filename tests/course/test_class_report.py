@@ -19,6 +19,7 @@ from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import find_assignment
 from agentlab_magics.course.questions import questions_for
 from agentlab_magics.demos.students import answer, harness
+from agentlab_magics.notebook import right_answer
 from agentlab_magics.term.lms_export import (
     CANVAS_IDS,
     MOODLE_IDS,
@@ -122,6 +123,20 @@ def test_each_options_count_is_the_students_who_committed_to_it(page, assignment
                       for row in rows}
             assert counts == {letter: given.count(letter) for letter in question.letters}
             assert _count(section, "unanswered") == 1  # the starter, who answered nothing
+            if question.kind == "choice" and any(given):
+                _the_right_option_is_said_in_words_and_green(section, right_answer(question))
+
+
+def _the_right_option_is_said_in_words_and_green(section, right: str) -> None:
+    """The right option is labelled "(right)" in the table and on its bar, whose colour the
+    caption names (green, as the other marks of success on the page)."""
+    labelled = [row["data-option"] for row in section.select("tr[data-option]")
+                if "(right)" in row.select_one("td").get_text()]
+    assert labelled == [right]
+    assert section.select_one("figcaption").get_text() == \
+        "The right option is green, and labelled (right)."
+    svg = str(section.select_one("svg"))
+    assert f"{right} (right)" in svg and "#2da44e" in svg and "#c44e52" not in svg
 
 
 def test_the_course_map_says_where_each_student_stands(page):

@@ -40,13 +40,37 @@ def test_self_paced_solutions_are_shown_once_the_lab_was_checked(tmp_path, monke
     monkeypatch.setenv(ENV, str(folder))
     store = ProgressStore(tmp_path / "progress.json")
     assert notebook.open_solution("lesson3", store=store) == (
-        "Try lesson3 first: run its `%%check lesson3` cell once, then `%solution lesson3` "
+        "Try lesson3 first: check it once (its `%%check lesson3` cell, or `agentlab check "
+        "lesson3 --harness FILE`), then `%solution lesson3` (or `agentlab solution lesson3`) "
         'shows its solution (and the map says "built with help").')
     assert not store.lab("lesson3").solution_opened
     store.checked("lesson3", [], all_passed=False)
     assert notebook.open_solution("lesson3", store=store).code == find_lab("lesson3").reference
     store.checked("lesson3", [], all_passed=True)
     assert store.lab("lesson3").state({}) == "built with help"
+
+
+def test_a_failing_agentlab_check_opens_the_self_paced_solution_from_the_shell(
+        tmp_path, monkeypatch, capsys):
+    """Working in a terminal: `agentlab check` counts as trying, as %%check does, so
+    `agentlab solution` then shows the solution and the map says the lab was built with
+    help once it passes."""
+    folder = tmp_path / "solutions"
+    assert main(["course", "self-paced-solutions", str(folder)]) == 0
+    monkeypatch.setenv(ENV, str(folder))
+    monkeypatch.setenv("AGENTLAB_PROGRESS", str(tmp_path / "progress.json"))
+    harness = tmp_path / "harness.py"
+    harness.write_text(find_lab("lesson5").starter)
+    capsys.readouterr()
+    assert main(["solution", "lesson5"]) == 1
+    assert "Try lesson5 first" in capsys.readouterr().err
+    assert main(["check", "lesson5", "--harness", str(harness)]) == 1
+    assert main(["solution", "lesson5"]) == 0
+    assert capsys.readouterr().out.endswith(find_lab("lesson5").reference)
+    harness.write_text(find_lab("lesson5").reference)
+    assert main(["check", "lesson5", "--harness", str(harness)]) == 0
+    assert ProgressStore(tmp_path / "progress.json").lab("lesson5").state({}) == \
+        "built with help"
 
 
 def test_a_graded_course_shows_published_files_only(tmp_path, monkeypatch):

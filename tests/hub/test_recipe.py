@@ -30,8 +30,8 @@ def test_each_missing_piece_is_a_sentence_that_says_what_to_do(tmp_path, monkeyp
         "JupyterHub's proxy (configurable-http-proxy) is not installed",
         "JupyterHub is not installed in this Python",
         f"The hub's users could not run this Python ({os.path.realpath(recipe.sys.executable)}",
-        "The instructor package (agentlab_instructor, the held-back tests) is not installed "
-        "here",
+        "The instructor package (agentlab_instructor, the held-back tests) is not in "
+        f"{tmp_path}",
     ]
     assert "npm install -g configurable-http-proxy" in found[1]
     assert "/usr/bin/python3 -m venv /opt/agentlab-hub" in found[3]
@@ -51,6 +51,34 @@ def test_the_instructor_package_is_found_where_given_or_where_python_finds_it(tm
         == (REPO / "instructor").resolve()
     assert recipe._instructor_package(plan(tmp_path)) == (REPO / "instructor").resolve()
     assert recipe._instructor_package(plan(tmp_path, instructor_package=tmp_path)) is None
+
+
+def test_in_a_checkout_the_hub_environment_of_the_docs_finds_the_instructor_package(
+        tmp_path, monkeypatch):
+    """docs/instructors.md installs the hub's environment without the instructor package and
+    runs the demo in a checkout: its instructor/ folder is the package's; elsewhere the
+    sentence says to run it in one or name the folder."""
+    monkeypatch.setattr(recipe, "instructor_package", lambda: None)  # not installed here
+    monkeypatch.chdir(REPO)
+    assert recipe._instructor_package(plan(tmp_path)) == REPO / "instructor"
+    monkeypatch.chdir(tmp_path)
+    assert recipe._instructor_package(plan(tmp_path)) is None
+    (said,) = [line for line in recipe.problems(plan(tmp_path)) if "instructor package" in line]
+    assert said.endswith("nor in ./instructor: run this in a checkout of the course's "
+                         "repository, or pass the folder that holds it with "
+                         "--instructor-package.")
+
+
+def test_a_hub_started_again_keeps_the_users_an_earlier_start_made_for_clean(tmp_path,
+                                                                            monkeypatch):
+    """Start, stop, start again: the second start finds the demo's users already there and
+    makes none, yet `clean` must still remove every user the demo ever made in that folder."""
+    first = plan(tmp_path, made_users=["agentlab-x1", "agentlab-x2"])
+    first.state.mkdir(parents=True)
+    (first.state / "plan.json").write_text(first.model_dump_json())
+    assert recipe._made_before(plan(tmp_path)) == ["agentlab-x1", "agentlab-x2"]
+    (first.state / "plan.json").write_text("{not a plan")
+    assert recipe._made_before(plan(tmp_path)) == []
 
 
 def test_the_command_stops_at_the_sentence_and_changes_nothing(tmp_path, monkeypatch, capsys):

@@ -101,11 +101,11 @@ def test_progress_that_cannot_be_saved_is_said_and_the_solution_stays_closed(
         shell, capsys, tmp_path):
     (tmp_path / "progress.json").mkdir()  # the store's path is a folder: nothing can be saved
     out = said(shell, "%solution lesson3", capsys)
-    assert "could not be read" in out and "def run_agent" not in out
+    assert "is a folder: set AGENTLAB_PROGRESS" in out and "def run_agent" not in out
     out = said(shell, "%question a4-jumbled-order --answer C --static", capsys)
     assert "Your answer was not committed" in out and "Right:" not in out
     out = said(shell, "%%check lesson5 --quiet\n" + find_lab("lesson5").reference, capsys)
-    assert "40 of 40 tests passed" in out and "could not be read" in out
+    assert "40 of 40 tests passed" in out and "is a folder: set AGENTLAB_PROGRESS" in out
 
 
 def test_export_and_import_problems_are_sentences(shell, capsys, tmp_path):

@@ -144,14 +144,19 @@ def test_a_file_spoiled_after_loading_is_set_aside_by_the_next_write(tmp_path):
     assert ProgressStore(path).lab("lesson2").passed
 
 
-def test_a_store_path_that_cannot_be_read_is_reported_and_never_written_over(tmp_path):
+def test_a_store_path_that_is_a_folder_is_said_once_and_never_written_over(tmp_path):
+    """AGENTLAB_PROGRESS naming a folder: one sentence that says to name a file, the same
+    when a change refuses (and not said twice in the notice), and the folder left as it was."""
     folder = tmp_path / "progress.json"
     folder.mkdir()
     (folder / "keep.txt").write_text("mine")
     store = ProgressStore(folder)
-    assert "could not be read" in store.take_notice()
-    with pytest.raises(ProgressError, match="could not be read"):
+    sentence = (f"Your progress file {folder} is a folder: set AGENTLAB_PROGRESS to a file's "
+                f"path, such as {folder / 'progress.json'}.")
+    with pytest.raises(ProgressError) as refused:
         store.commit("lesson1", "q", "A")
+    store.tell(str(refused.value))
+    assert str(refused.value) == sentence and store.take_notice() == sentence
     assert [p.name for p in folder.iterdir()] == ["keep.txt"]
 
 
@@ -195,3 +200,4 @@ def test_import_of_a_missing_or_garbage_file_changes_nothing(tmp_path):
         assert sentence in str(raised.value)
     assert ProgressStore(tmp_path / "p.json").data == store.data
     assert garbage.read_bytes() == bytes(range(256))  # an import never moves its source
+

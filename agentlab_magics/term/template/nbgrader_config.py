@@ -29,16 +29,19 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
 # The exchange: the folder AGENTLAB_EXCHANGE names (it must exist; a hub's admin makes it,
 # writable by all), or else exchange/ here, made on first use writable by all with the sticky
 # bit, so no one removes or renames what another put there (nbgrader checks only the 777 bits,
-# and keeps it). The demo points AGENTLAB_EXCHANGE at a folder of its own.
+# and keeps it), once the course has assignments (source/) to exchange: a folder that holds
+# only this file gets nothing written by a command that refuses it. The demo points
+# AGENTLAB_EXCHANGE at a folder of its own.
 if os.environ.get("AGENTLAB_EXCHANGE"):
     c.Exchange.root = os.environ["AGENTLAB_EXCHANGE"]
 else:
     c.Exchange.root = os.path.join(HERE, "exchange")
-    try:
-        os.mkdir(c.Exchange.root)
-        os.chmod(c.Exchange.root, 0o1777)
-    except FileExistsError:
-        pass
+    if os.path.isdir(os.path.join(HERE, "source")):
+        try:
+            os.mkdir(c.Exchange.root)
+            os.chmod(c.Exchange.root, 0o1777)
+        except FileExistsError:
+            pass
 
 # -- releasing -------------------------------------------------------------------------------
 # What a student finds in place of each `### BEGIN SOLUTION` … `### END SOLUTION` region. Some
