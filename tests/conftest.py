@@ -86,29 +86,6 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return len(os.sched_getaffinity(0)) + 1
 
 
-# The files that take longest from start to end (measured on 2 cores, three workers, each
-# file's first test to its last: seconds of wall time), started first, longest first: a long
-# file handed out late leaves one worker running alone at the end while the others idle.
-LONGEST_FIRST = ["tests/honest/test_styles.py",                # 380
-                 "tests/hub/test_hub.py",                      # 300 (mostly waiting)
-                 "tests/security/test_autograde_attacks.py",   # 286 (mostly waiting)
-                 "tests/course/test_nbgrader_pipeline.py",     # 218
-                 "tests/course/test_parallel_autograde.py",    # 143
-                 "tests/mutation/test_mutants.py",             # 137
-                 "tests/security/test_checker_attacks.py",     # 116
-                 "tests/test_install_lines.py",                # 59
-                 "tests/security/test_batch_isolation.py",     # 54
-                 "tests/course/test_fake_students.py"]         # 41
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    """The longest files first (LONGEST_FIRST), the rest in their own order: each worker
-    collects the same order, which is the order files are handed out in."""
-    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
-    items[:] = sorted(items, key=lambda item: rank.get(item.nodeid.split("::", 1)[0],
-                                                       len(rank)))
-
-
 def pytest_xdist_make_scheduler(config, log):
     """With `--dist loadfile`, a worker takes a test file whole, and the files that share a
     session fixture together, so a module's fixture (an nbgrader round, a JupyterLab) and a
