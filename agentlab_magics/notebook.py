@@ -108,10 +108,11 @@ def _stopped(lab_id: str, finished: list[TestOutcome]) -> CheckReport:
     """The report of a check stopped by an interrupt: the tests that had finished, as they
     went, and a problem that says the rest did not run (nothing is recorded)."""
     lab = find_lab(lab_id)
+    kept = (f"after {len(finished)} of {_test_count(lab_id)} tests had finished: their "
+            "results are below, and nothing was recorded" if finished else
+            f"before any of its {_test_count(lab_id)} tests had finished: nothing was recorded")
     return CheckReport(lab_id=lab.id, title=lab.title, outcomes=finished, problem=(
-        f"You stopped the check (Interrupt) after {len(finished)} of {_test_count(lab_id)} "
-        "tests had finished: their results are below, and nothing was recorded. Run the cell "
-        "again to check your code."))
+        f"You stopped the check (Interrupt) {kept}. Run the cell again to check your code."))
 
 
 def _test_count(lab_id: str) -> int:

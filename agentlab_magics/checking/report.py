@@ -11,6 +11,11 @@ Outcome = Literal["passed", "failed", "error", "timeout"]
 # Each mark is a character the DejaVu fonts hold (the fonts Debian's chromium falls back on),
 # so no rendering shows a missing glyph: ◷ is a clock face, for a test that ran out of time.
 MARKS: dict[str, str] = {"passed": "✓", "failed": "✗", "error": "!", "timeout": "◷"}
+# What the marks a student does not know yet mean: said under a report that shows one.
+MARK_KEY: dict[str, str] = {
+    "error": "! the test could not finish: your code raised an error, ended its process or "
+             "went past a limit",
+    "timeout": "◷ the test ran out of time"}
 
 
 class SentRequest(BaseModel):
@@ -98,6 +103,13 @@ class CheckReport(BaseModel):
         """The names of the lab's own tests that passed (an earlier lab's that still hold are
         not the lab's): what the progress store counts."""
         return [outcome.name for outcome in self.outcomes if outcome.passed and not outcome.group]
+
+    def mark_key(self) -> str | None:
+        """The meaning of each uncommon mark the report shows ("!" and "◷"), in a line; None
+        where it shows none."""
+        shown = {outcome.outcome for outcome in self.outcomes}
+        meanings = [meaning for outcome, meaning in MARK_KEY.items() if outcome in shown]
+        return "; ".join(meanings) if meanings else None
 
     def share(self, names: list[str]) -> CheckReport:
         """This report cut to the lab's own tests named in `names` (never an earlier lab's

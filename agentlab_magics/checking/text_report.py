@@ -25,7 +25,8 @@ def printable(text: str) -> str:
 
 def render(report: CheckReport) -> str:
     """The summary, then a mark and the sentence per test, each failure's message indented;
-    the earlier lessons' tests that still hold come under their group's heading."""
+    the earlier lessons' tests that still hold come under their group's heading; last, what
+    the uncommon marks shown mean."""
     lines, group = [report.summary()], ""
     for outcome in report.outcomes:
         if outcome.group != group:
@@ -34,4 +35,6 @@ def render(report: CheckReport) -> str:
         lines.append(f"{outcome.mark} {outcome.sentence}")
         if outcome.message:
             lines.append(textwrap.indent(outcome.message, "    "))
+    if report.mark_key():
+        lines.append(f"Marks: {report.mark_key()}")
     return printable("\n".join(lines))

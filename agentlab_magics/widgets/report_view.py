@@ -63,7 +63,8 @@ def report_data(report: CheckReport) -> dict[str, Any]:
                     for cause in shared]
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
-            "problem": report.problem, "causes": drawn_causes, "tests": tests}
+            "problem": report.problem, "causes": drawn_causes, "tests": tests,
+            "key": report.mark_key()}
 
 
 def panels(outcome: TestOutcome) -> dict[str, Any]:
@@ -171,7 +172,10 @@ def report_html(data: dict[str, Any]) -> str:
         else:
             parts.append(heading)
         parts.append("</li>")
-    parts.append("</ul></div>")
+    parts.append("</ul>")
+    if data.get("key"):
+        parts.append(f'<p class="al-key">Marks: {escape(data["key"])}</p>')
+    parts.append("</div>")
     return "".join(parts)
 
 
@@ -300,6 +304,8 @@ def report_text(report: CheckReport, data: dict[str, Any]) -> str:
         if outcome.message and not outcome.passed:
             lines.extend(f"    {line}" for line in outcome.message.splitlines())
         lines.extend(panels_text(outcome, test, "    "))
+    if data.get("key"):
+        lines.append(f'Marks: {data["key"]}')
     return printable("\n".join(lines))
 
 

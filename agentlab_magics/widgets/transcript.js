@@ -697,6 +697,7 @@ function renderReport(host, data) {
     list.append(item);
   }
   root.append(list);
+  if (data.key) root.append(node("p", "al-key", `Marks: ${data.key}`)); // what "!" and "◷" mean
   host.append(root);
   return () => cleanups.forEach((cleanup) => cleanup());
 }

@@ -69,6 +69,16 @@ def test_check_reports_a_syntax_error_with_the_students_line(shell, capsys):
     assert "Traceback" not in out
 
 
+def test_an_interrupt_before_any_test_finished_says_nothing_is_below():
+    """Stopped before a test finished, the sentence keeps no promise of results below."""
+    from agentlab_magics.notebook import _stopped, _test_count
+
+    problem = _stopped("lesson3", []).problem
+    assert problem == (f"You stopped the check (Interrupt) before any of its "
+                       f"{_test_count('lesson3')} tests had finished: nothing was recorded. "
+                       "Run the cell again to check your code.")
+
+
 def test_check_reports_an_exception_with_the_students_line(shell, capsys):
     out = cell(shell, "%%check lesson5 --quiet\nx = 1\ny = undefined_name\n", capsys)
     assert "NameError: name 'undefined_name' is not defined, at line 3: y = undefined_name" in out

@@ -168,6 +168,28 @@ def test_the_report_draws_each_test_and_each_records_transcript(mount):
         "toolCall c2 has no toolResult")
 
 
+def test_the_uncommon_marks_are_explained_under_the_report_that_shows_them(mount):
+    """"!" and "◷" are said in words under the tests, in the widget, the static HTML and the
+    text; a report with only ✓ and ✗ has no key."""
+    from agentlab_magics.checking.text_report import render
+    from agentlab_magics.widgets.report_view import report_html, report_text
+
+    report = CheckReport(lab_id="lesson4", title="Lesson 4", outcomes=[
+        TestOutcome(name="hangs", sentence="A run ends.", outcome="timeout", message="late"),
+        TestOutcome(name="raises", sentence="A tool error is a result.", outcome="error",
+                    message="KeyError"),
+        TestOutcome(name="stops", sentence="A plain answer ends the run.", outcome="failed")])
+    key = ("Marks: ! the test could not finish: your code raised an error, ended its process "
+           "or went past a limit; ◷ the test ran out of time")
+    data = report_data(report)
+    assert mount(data).locator(".al-key").inner_text() == key
+    assert f'<p class="al-key">{key}</p>' in report_html(data)
+    assert report_text(report, data).endswith(key) and render(report).endswith(key)
+    plain = CheckReport(lab_id="lesson4", title="Lesson 4", outcomes=report.outcomes[2:])
+    assert mount(report_data(plain)).locator(".al-key").count() == 0
+    assert "Marks:" not in render(plain) + report_html(report_data(plain))
+
+
 def test_the_report_draws_the_requests_sent_and_closes_a_repeated_not_written(mount):
     missing = "run_agent is not written yet: it runs the loop."
     refused = f"400 invalid_request: {HOSTILE}"
