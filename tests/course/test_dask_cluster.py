@@ -136,8 +136,11 @@ def _kill_a_busy_worker(address: str, workers: list[subprocess.Popen]
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             for worker, keys in client.processing().items():
-                if any(str(key).startswith("agentlab-autograde-") for key in keys):
-                    process = by_name[client.scheduler_info()["workers"][worker]["name"]]
+                known = client.scheduler_info()["workers"].get(worker)
+                # the client's view of the workers is refreshed every few seconds: a worker
+                # it has not caught up with yet is looked at on a later pass
+                if known and any(str(key).startswith("agentlab-autograde-") for key in keys):
+                    process = by_name[known["name"]]
                     kernels = _kernels_under(process.pid)
                     if kernels:  # well into the task: its kernel is running
                         os.kill(process.pid, signal.SIGKILL)
