@@ -300,13 +300,10 @@ def _record_check(report: CheckReport) -> None:
     """Count the check in the progress store, as %%check does (so a self-paced solution opens
     after it); a store that cannot be written is said on stderr, and the check's exit code
     stays the report's."""
-    from agentlab_magics.progress.store import ProgressError, ProgressStore
+    from agentlab_magics.progress.store import ProgressStore
 
     store = ProgressStore()
-    try:
-        store.checked(report.lab_id, report.own_passed, report.all_passed)
-    except ProgressError as exc:
-        store.tell(str(exc))
+    store.record_check(report)
     notice = store.take_notice()
     if notice:
         print(f"agentlab: {notice}", file=sys.stderr)
@@ -499,7 +496,7 @@ def _course_export(args: argparse.Namespace) -> int:
     if target.is_dir():
         raise UsageProblem(f"{args.file} is a folder: give the CSV file to write, such as "
                            f"{args.file / f'{args.to}-grades.csv'}.")
-    Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}", f"--to={args.file.resolve()}",
+    Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}", f"--to={target}",
                    cwd=args.course)
     print(f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}.")
     return 0

@@ -96,21 +96,17 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
     finally:
         spares.refill(processes_per_check(lab_id))
     if report.problem is None:
-        store = store or ProgressStore()
-        try:
-            store.checked(lab_id, report.own_passed, report.all_passed)
-        except ProgressError as exc:
-            store.tell(str(exc))
+        (store or ProgressStore()).record_check(report)
     return report
 
 
 def _stopped(lab_id: str, finished: list[TestOutcome]) -> CheckReport:
     """The report of a check stopped by an interrupt: the tests that had finished, as they
     went, and a problem that says the rest did not run (nothing is recorded)."""
-    lab = find_lab(lab_id)
-    kept = (f"after {len(finished)} of {_test_count(lab_id)} tests had finished: their "
-            "results are below, and nothing was recorded" if finished else
-            f"before any of its {_test_count(lab_id)} tests had finished: nothing was recorded")
+    lab, total = find_lab(lab_id), _test_count(lab_id)
+    kept = (f"after {len(finished)} of {total} tests had finished: their results are below, "
+            "and nothing was recorded" if finished else
+            f"before any of its {total} tests had finished: nothing was recorded")
     return CheckReport(lab_id=lab.id, title=lab.title, outcomes=finished, problem=(
         f"You stopped the check (Interrupt) {kept}. Run the cell again to check your code."))
 

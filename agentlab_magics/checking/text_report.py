@@ -35,6 +35,7 @@ def render(report: CheckReport) -> str:
         lines.append(f"{outcome.mark} {outcome.sentence}")
         if outcome.message:
             lines.append(textwrap.indent(outcome.message, "    "))
-    if report.mark_key():
-        lines.append(f"Marks: {report.mark_key()}")
+    key = report.mark_key()
+    if key:
+        lines.append(f"Marks: {key}")
     return printable("\n".join(lines))

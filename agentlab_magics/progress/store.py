@@ -30,13 +30,16 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.course.questions import letter_today
 from agentlab_magics.progress.lock import held
+
+if TYPE_CHECKING:
+    from agentlab_magics.checking.report import CheckReport
 
 ENV = "AGENTLAB_PROGRESS"
 State = Literal["not started", "in progress", "mastered", "built with help"]
@@ -216,6 +219,15 @@ class ProgressStore:
                 record.passed_at = record.passed_at or _now()
                 record.passed_unaided = record.passed_unaided or not record.solution_opened
         self._update(change)
+
+    def record_check(self, report: CheckReport) -> None:
+        """Count a check that ran (%%check, `agentlab check`): its lab's own tests that passed,
+        and whether all did. A store that cannot be written is said in the notice, never
+        raised: the check's report stands either way."""
+        try:
+            self.checked(report.lab_id, report.own_passed, report.all_passed)
+        except ProgressError as exc:
+            self.tell(str(exc))
 
     def solution_opened(self, lab_id: str) -> None:
         """Record that the lab's solution was opened, and first when; from then on only an
