@@ -17,8 +17,7 @@ import tokenize
 import types
 from pathlib import Path
 
-from agentlab_magics import lab
-from agentlab_magics.reference import loops
+from agentlab_magics.checking.course_names import course_imports
 
 CELL = "<your cell>"
 """The file name a `%%check` cell's code is compiled as, in the kernel and in the student
@@ -42,12 +41,6 @@ def not_written(message: str) -> bool:
 
 class CodeProblem(Exception):
     """The student's code could not be loaded; the message says where and why."""
-
-
-def course_imports() -> None:
-    """Let student code say `import lab` and `import loops`, as the course pages do."""
-    sys.modules.setdefault("lab", lab)
-    sys.modules.setdefault("loops", loops)
 
 
 def as_in_the_cell(body: str) -> str:

@@ -52,6 +52,9 @@ class Cause:
     drawn_by: str
     """The test whose run is drawn for the whole cause: of those with a run to draw, the one
     that sent the fewest requests, its record the shortest (the first of those)."""
+    own: bool = False
+    """Whether the sentence is no more than its one test's own message, which every report
+    shows under the test: then it leads nothing."""
 
     @property
     def lead(self) -> str:
@@ -79,7 +82,20 @@ def causes(report: CheckReport) -> list[Cause]:
         groups.setdefault(key, []).append(outcome)
         first.setdefault(key, sentence)
     return [Cause(first[key], [outcome.name for outcome in members],
-                  min(members, key=_size).name) for key, members in groups.items()]
+                  min(members, key=_size).name, own=_own_words(first[key], members))
+            for key, members in groups.items()]
+
+
+def leads(report: CheckReport) -> list[Cause]:
+    """The causes a report leads with, in the order each first fails: each shared by several
+    failures, and each of one failure that says more than its message (a line the run spun
+    on, a reply the loop went on after, a refusal)."""
+    return [cause for cause in causes(report) if not cause.own]
+
+
+def _own_words(sentence: str, members: list[TestOutcome]) -> bool:
+    said = members[0].message or members[0].sentence
+    return len(members) == 1 and sentence.rstrip(".") == said.rstrip(".")
 
 
 def _size(outcome: TestOutcome) -> tuple[bool, int, int]:

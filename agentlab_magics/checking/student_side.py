@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentlab_magics.checking.apart import die_with_the_judge, set_apart
-from agentlab_magics.checking.cell_source import course_imports
+from agentlab_magics.checking.course_names import course_imports
 from agentlab_magics.checking.own_code import made_elsewhere, running_line
 from agentlab_magics.checking.protocol import VERSION
 from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
@@ -38,7 +38,6 @@ from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_nam
 from agentlab_magics.checking.unchanged import Snapshots
 from agentlab_magics.lab.caps import RECORD_CAP
 from agentlab_magics.lab.drive import drive
-from agentlab_magics.lab.steps import Step
 
 
 class CappedText(io.TextIOBase):
@@ -177,10 +176,17 @@ class Outgoing(Outbound):
                         "v": self.encode(base(value)), "id": self.server.export(value)}
             except Exception:  # the code's own conversion failed: it is a stranger like any
                 pass
-        if isinstance(value, Step):  # a step of the student's own: its answers run here
+        if _is_step(value):  # a step of the student's own: its answers run here
             return {"$s": self.server.export(value), "t": type_name(value)}
         tag = "$c" if callable(value) else "$o"
         return {tag: self.server.export(value), "t": type_name(value)}
+
+
+def _is_step(value: Any) -> bool:
+    """Whether `value` is a lab step (a lab.steps.Step subclass of the student's). Only code
+    that imported lab.steps can make one, so a process that never did is not made to."""
+    steps = sys.modules.get("agentlab_magics.lab.steps")
+    return steps is not None and isinstance(value, steps.Step)
 
 
 def handle_number(value: Any) -> int | None:

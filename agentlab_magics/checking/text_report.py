@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
+from agentlab_magics.checking.diagnosis import leads
 from agentlab_magics.checking.report import CheckReport
 
 BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -24,10 +25,10 @@ def printable(text: str) -> str:
 
 
 def render(report: CheckReport) -> str:
-    """The summary, then a mark and the sentence per test, each failure's message indented;
-    the earlier lessons' tests that still hold come under their group's heading; last, what
-    the uncommon marks shown mean."""
-    lines, group = [report.summary()], ""
+    """The summary and the causes the report leads with (`diagnosis.leads`), then a mark and
+    the sentence per test, each failure's message indented; the earlier lessons' tests that
+    still hold come under their group's heading; last, what the uncommon marks shown mean."""
+    lines, group = [report.summary(), *(cause.lead for cause in leads(report))], ""
     for outcome in report.outcomes:
         if outcome.group != group:
             group = outcome.group

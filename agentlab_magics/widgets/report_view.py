@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.cell_source import not_written
-from agentlab_magics.checking.diagnosis import causes
+from agentlab_magics.checking.diagnosis import leads
 from agentlab_magics.checking.text_report import printable
 from agentlab_magics.widgets.assets import style
 from agentlab_magics.widgets.rendering import ThreeWayView
@@ -34,13 +34,15 @@ ABOUT_ACCEPTING = re.compile(r"\bstrict\b|\baccept|\brefus", re.IGNORECASE)
 
 
 def report_data(report: CheckReport) -> dict[str, Any]:
-    """The report as one JSON-able dict: its summary; its causes, each shared by several
-    failures, with the lead sentence and the panels of its first test's run, drawn once; and
-    per test its mark, sentence, message (collapsed like a long tool output), the panels that
-    explain a failure no other shares, and whether it opens: a failure does, unless it repeats
-    an earlier one's "not written yet"."""
-    shared = [cause for cause in causes(report) if len(cause.tests) > 1]
-    cause_of_test = {name: number for number, cause in enumerate(shared) for name in cause.tests}
+    """The report as one JSON-able dict: its summary; the causes it leads with
+    (`diagnosis.leads`), each with its lead sentence, one shared by several failures with the
+    panels of one of its tests' runs, drawn once; and per test its mark, sentence, message
+    (collapsed like a long tool output), the panels that explain a failure no other shares,
+    and whether it opens: a failure does, unless it repeats an earlier one's "not written
+    yet"."""
+    leading = leads(report)
+    cause_of_test = {name: number for number, cause in enumerate(leading)
+                     if len(cause.tests) > 1 for name in cause.tests}
     outcomes = {outcome.name: outcome for outcome in report.outcomes}
     tests, missing = [], set()
     for outcome in report.outcomes:
@@ -59,8 +61,8 @@ def report_data(report: CheckReport) -> dict[str, Any]:
             test.update(panels(outcome))
         tests.append(test)
     drawn_causes = [{"lead": cause.lead, "tests": cause.tests, "drawn_by": cause.drawn_by,
-                     **panels(outcomes[cause.drawn_by])}
-                    for cause in shared]
+                     **(panels(outcomes[cause.drawn_by]) if len(cause.tests) > 1 else {})}
+                    for cause in leading]
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
             "problem": report.problem, "causes": drawn_causes, "tests": tests,
@@ -286,7 +288,7 @@ def sent_text(sent: dict[str, Any], indent: str = "") -> str:
 
 
 def report_text(report: CheckReport, data: dict[str, Any]) -> str:
-    """The report as text: the summary, each shared cause's lead and its one drawing, a
+    """The report as text: the summary, each cause's lead (a shared one's one drawing), a
     marked line per test, failures' messages and unshared drawings indented under them; the
     student's control characters shown as escapes."""
     lines = [data["summary"]]

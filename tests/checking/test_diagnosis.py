@@ -8,11 +8,12 @@ import functools
 
 import pytest
 
-from agentlab_magics.checking.diagnosis import causes
+from agentlab_magics.checking.diagnosis import causes, leads
 from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.runner import run
+from agentlab_magics.checking.text_report import render
 from agentlab_magics.course import find_lab
-from agentlab_magics.widgets.report_view import report_data
+from agentlab_magics.widgets.report_view import report_data, report_text
 from tests.mutation.mutants import MUTANTS, Mutant
 
 MUTANT = {mutant.name: mutant for mutant in MUTANTS}
@@ -118,11 +119,34 @@ def test_no_failing_message_names_a_wrong_cause(mutant, lead, wrong, check):
 def test_each_shared_cause_is_drawn_once(mutant, lead, wrong, check):
     data = report_data(check(mutant))
     drawings = ("events", "parting", "sent", "transcript")
-    shared = {name for cause in data["causes"] for name in cause["tests"]}
+    shared = {name for cause in data["causes"] if len(cause["tests"]) > 1
+              for name in cause["tests"]}
     assert not [t["name"] for t in data["tests"]
                 if t["name"] in shared and any(key in t for key in drawings)]
     for cause in data["causes"]:
-        assert any(key in cause for key in drawings) or "not written yet" in cause["lead"]
+        if len(cause["tests"]) > 1:
+            assert any(key in cause for key in drawings) or "not written yet" in cause["lead"]
+        else:  # the one test of a cause is drawn where it stands
+            assert not any(key in cause for key in drawings)
+
+
+@pytest.mark.parametrize(("mutant", "lead", "wrong"), CASES, ids=[c[0].name for c in CASES])
+def test_every_report_leads_with_the_same_cause(mutant, lead, wrong, check):
+    """`agentlab check`'s text, the view's text and its page put the same leads first, right
+    under the summary (none where each cause is only its test's own message, shown under
+    it); `--json` carries every failure's cause."""
+    report = check(mutant)
+    data = report_data(report)
+    said = [cause.lead for cause in leads(report)]
+    assert [cause["lead"] for cause in data["causes"]] == said
+    assert [line for line in render(report).splitlines() if line in said] == said
+    assert [line for line in report_text(report, data).splitlines() if line in said] == said
+    if said:
+        assert render(report).splitlines()[1] == said[0] == report_text(
+            report, data).splitlines()[1]
+    else:
+        assert all(cause.own for cause in causes(report))
+    assert all(outcome.cause for outcome in report.outcomes if not outcome.passed)
 
 
 def test_an_event_stream_that_differs_is_drawn_as_events_first_difference_marked(check):
