@@ -192,11 +192,34 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
                         help="where the page goes (default: ./class-report)")
     report.set_defaults(run=_course_report)
     export = course_commands.add_parser(
-        "export", help="write the grades as a CSV file an LMS gradebook imports")
+        "export", help="write the grades as a CSV file an LMS gradebook imports, leaving out "
+                       "(and naming) each student it could not take safely",
+        description="A row goes in only for a student with a grade in every assignment of the "
+                    "file and the id the LMS matches by; everyone else is left out and named, "
+                    "one sentence per reason. --check writes nothing and exits 1 if anyone "
+                    "with grades would be left out.")
     export.set_defaults(run=_course_export)
     export.add_argument("--to", required=True, choices=("canvas", "moodle"),
                         help="the LMS whose gradebook import the file is for")
-    export.add_argument("file", type=Path, metavar="FILE", help="the CSV file to write")
+    export.add_argument("file", type=Path, nargs="?", metavar="FILE",
+                        help="the CSV file to write (none with --check)")
+    export.add_argument("--id-from", metavar="ID",
+                        help="the id the LMS knows each student by: for Canvas canvas-id (its "
+                             "own user id, nbgrader's lms_user_id) or sis-login (the nbgrader "
+                             "id; the default); for Moodle idnumber (the nbgrader id; the "
+                             "default), username (the nbgrader id) or email")
+    export.add_argument("--assignment", action="append", default=[], metavar="NAME",
+                        help="export only this assignment (repeat for more; default: every "
+                             "one in the gradebook)")
+    export.add_argument("--roster", type=Path, metavar="CSV",
+                        help="the LMS's own CSV export of its students (Canvas: the gradebook "
+                             "export; Moodle: the participants): leave out whom it lacks, and "
+                             "name the assignments Canvas would make anew")
+    export.add_argument("--check", nargs="?", const=True, default=False, metavar="ROSTER",
+                        help="write nothing: say who would go in, who would be left out and "
+                             "why (against ROSTER, the LMS's export of its students, when "
+                             "given, as --roster); exit 1 if anyone with grades would be left "
+                             "out")
     export.add_argument("--course", type=Path, default=Path("."), metavar="DIR",
                         help="the course folder, holding nbgrader_config.py (default: .)")
     demo = course_commands.add_parser(
@@ -482,24 +505,50 @@ def _course_report(args: argparse.Namespace) -> int:
 
 
 def _course_export(args: argparse.Namespace) -> int:
-    """`nbgrader export` with the LMS's exporter, run in the course folder."""
-    from agentlab_magics.term.course_folder import CourseFolder
-    from agentlab_magics.term.lms_export import EXPORTERS
-    from agentlab_magics.term.nbgrader_cli import Nbgrader, require_nbgrader
+    """`nbgrader export` with the LMS's exporter, run in the course folder, then who it left
+    out and why; with --check it writes nothing, and exits 1 if anyone with grades would be
+    left out."""
+    from agentlab_magics.term.lms import LMSES
+    from agentlab_magics.term.lms_export import ExportRequest, run_export, sentences, summary
+    from agentlab_magics.term.nbgrader_cli import require_nbgrader
 
     require_nbgrader()
-    CourseFolder.read(args.course).require_gradebook()
-    target = args.file.resolve()
+    lms = LMSES[args.to]
+    target = None if args.check else _export_target(args.file, args.to)
+    roster = _roster(args.roster, args.check)
+    plan = run_export(args.course, ExportRequest(
+        lms=args.to, id_from=args.id_from or lms.default, assignments=args.assignment,
+        file=target, roster=roster))
+    if target is not None and not plan.ids:
+        print("\n".join(sentences(plan)))
+        raise Problem(f"Wrote no file: no student's grades can go to {lms.name} (see above).")
+    print("\n".join([summary(plan, args.file if target else None), *sentences(plan)]))
+    return 1 if args.check and not plan.complete else 0
+
+
+def _roster(roster: Path | None, check: bool | str) -> Path | None:
+    """The roster an export is held to: --roster's, or --check's; UsageProblem for two."""
+    checked = Path(check) if isinstance(check, str) else None
+    if roster is not None and checked is not None and roster.resolve() != checked.resolve():
+        raise UsageProblem(f"Give one roster: --roster {roster} or --check {checked}.")
+    given = roster or checked
+    return given.resolve() if given else None
+
+
+def _export_target(file: Path | None, lms: str) -> Path:
+    """The file an export writes, resolved; UsageProblem where none is named or it cannot be
+    written."""
+    if file is None:
+        raise UsageProblem(f"Say which file to write, such as {lms}-grades.csv (or --check to "
+                           "write none).")
+    target = file.resolve()
     if not target.parent.is_dir():
-        raise UsageProblem(f"There is no folder {target.parent} to write {args.file.name} in: "
+        raise UsageProblem(f"There is no folder {target.parent} to write {file.name} in: "
                            "make it first, or give a file in a folder that exists.")
     if target.is_dir():
-        raise UsageProblem(f"{args.file} is a folder: give the CSV file to write, such as "
-                           f"{args.file / f'{args.to}-grades.csv'}.")
-    Nbgrader().run("export", f"--exporter={EXPORTERS[args.to]}", f"--to={target}",
-                   cwd=args.course)
-    print(f"Wrote the grades for {args.to.capitalize()}'s gradebook import to {args.file}.")
-    return 0
+        raise UsageProblem(f"{file} is a folder: give the CSV file to write, such as "
+                           f"{file / f'{lms}-grades.csv'}.")
+    return target
 
 
 def _course_demo(args: argparse.Namespace) -> int:

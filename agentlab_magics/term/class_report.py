@@ -30,9 +30,8 @@ from pydantic import BaseModel
 
 from agentlab_magics.course.assignments import find_assignment
 from agentlab_magics.course.questions import questions_for
-from agentlab_magics.problems import UsageProblem
 from agentlab_magics.progress.store import Commitment, LabProgress, State, page_state
-from agentlab_magics.term.course_folder import CourseFolder, Step, in_course_order
+from agentlab_magics.term.course_folder import CourseFolder, Step, graded_assignments
 from agentlab_magics.term.hand_ins import HandIn, hand_ins
 from agentlab_magics.term.nbgrader_cli import Nbgrader
 from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
@@ -41,10 +40,6 @@ from agentlab_magics.term.submitted_work import Work, read_notebook, read_work
 TIMING = [("2+ days early", 2, float("inf")), ("1-2 days early", 1, 2),
           ("under a day early", 0, 1), ("under a day late", -1, 0),
           ("1-2 days late", -2, -1), ("2+ days late", float("-inf"), -2)]
-
-
-class ReportProblem(UsageProblem):
-    """The course cannot be reported on; the message says what to do."""
 
 
 class Cause(BaseModel):
@@ -144,18 +139,12 @@ class ClassReport(BaseModel):
 def read_class(course: Path, assignments: Sequence[str] = (), *,
                nbgrader: Nbgrader | None = None) -> ClassReport:
     """The report of `assignments` (default: every one the gradebook has) of the nbgrader
-    course in `course`, as its configuration lays it out; ReportProblem when the gradebook
-    holds nothing to report on, CourseFolderProblem when `course` holds no course or no
-    gradebook yet."""
+    course in `course`, as its configuration lays it out; CourseFolderProblem when `course`
+    holds no course or no gradebook yet, or the gradebook nothing to report on."""
     folder = CourseFolder.read(course, nbgrader)
     folder.require_gradebook()
     with folder.gradebook() as gradebook:
-        known = in_course_order([a.name for a in gradebook.assignments])
-        unknown = [a for a in assignments if a not in known]
-        if unknown or not known:
-            raise ReportProblem(f"The gradebook has no assignment {', '.join(unknown) or 'yet'};"
-                                f" it has: {', '.join(known) or 'none'}.")
-        chosen = [a for a in known if not assignments or a in assignments]
+        chosen = graded_assignments(gradebook, assignments)
         roster = {s.id: _name(s) for s in sorted(gradebook.students, key=lambda s: s.id)}
         rows, work = [], {}
         for assignment in chosen:

@@ -53,6 +53,17 @@ def in_course_order(names: Sequence[str]) -> list[str]:
     return sorted(names, key=lambda a: (order.index(a) if a in order else len(order), a))
 
 
+def graded_assignments(gradebook: Gradebook, names: Sequence[str] = ()) -> list[str]:
+    """Those of `names` (every one, if none) that the open `gradebook` has, in the course's
+    order; CourseFolderProblem, naming the ones it has, when it lacks one or has none."""
+    known = in_course_order([a.name for a in gradebook.assignments])
+    unknown = [a for a in names if a not in known]
+    if unknown or not known:
+        raise CourseFolderProblem(f"The gradebook has no assignment {', '.join(unknown) or 'yet'};"
+                                  f" it has: {', '.join(known) or 'none'}.")
+    return [a for a in known if not names or a in names]
+
+
 class CourseFolder:
     """A course folder as nbgrader's configuration lays it out: where each step's folder of a
     student's assignment is, the gradebook, the course's id and who is left off the roster.

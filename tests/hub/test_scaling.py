@@ -59,6 +59,7 @@ def user_pod(slug: str) -> dict:
         "volumes": single["storage"]["extraVolumes"],
         "volume_mounts": single["storage"]["extraVolumeMounts"],
         "labels": {"component": "singleuser-server"},
+        "service_account": single.get("serviceAccountName"),
     }
     [profile] = [given for given in single["profileList"] if given["slug"] == slug]
     override = dict(profile.get("kubespawner_override", {}))
@@ -106,7 +107,7 @@ def test_the_grading_workers_may_build_the_sandbox_on_their_own_nodes():
     [container] = pod["containers"]
     assert container["securityContext"] == {
         "runAsUser": 0, "capabilities": {"add": ["SYS_ADMIN", "NET_ADMIN"]},
-        "seccompProfile": {"type": "Unconfined"}, "appArmorProfile": {"type": "Unconfined"}}
+        "seccompProfile": {"type": "Unconfined"}}  # AppArmor: test_grading_cluster.py
     assert pod["nodeSelector"] == {"agentlab/pool": "grading"}
     assert pod["tolerations"][0]["effect"] == "NoSchedule"
     memory = ByteSpecification().validate(None, container["resources"]["limits"]["memory"][:-1])
