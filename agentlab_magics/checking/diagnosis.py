@@ -35,6 +35,8 @@ FIXES: list[tuple[re.Pattern[str], str]] = [
      "a failed reply (empty content) is sent back to the model: leave failed replies out of "
      "the request"),
 ]
+# The provider's refusal of a call left unanswered: the message's index and the call's id.
+UNANSWERED = re.compile(r"messages\[(\d+)\]: toolCall (c\d+) has no toolResult")
 # A value test's message starts with the call it made: "user_message('Hi.') gave ...".
 CALLED = re.compile(r"^(\w+)\(")
 UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
@@ -137,13 +139,36 @@ def _fix_of(text: str) -> str:
 
 
 def first_refusal(requests: list[SentRequest] | None) -> str | None:
-    """The first refusal among the requests kept, as a cause: what to change where the lessons
-    say it, else the provider's own words."""
+    """The first refusal among the requests kept, as a cause: a call's result sent in the
+    wrong shape told as that, else what to change where the lessons say it, else the
+    provider's own words."""
     for request in requests or []:
         if request.refused:
             complaint = COMPLAINT_AT.sub("", request.refused)
-            return _fix_of(complaint) or f"the provider refused a request: {complaint}"
+            return (_result_misshapen(request.refused, request.shape) or _fix_of(complaint)
+                    or f"the provider refused a request: {complaint}")
     return None
+
+
+def _result_misshapen(refused: str, shape: str) -> str:
+    """For a call the provider found unanswered: what stands where its result belongs, when
+    that is a user message or a toolResult naming no call ("" otherwise, or when the shape
+    kept is too short to say)."""
+    unanswered = UNANSWERED.search(refused)
+    if unanswered is None:
+        return ""
+    index, call = int(unanswered[1]), unanswered[2]
+    tokens = shape.split()
+    after = [token for token in tokens[index + 1:] if not token.startswith("R(c")]
+    if not after or index >= len(tokens):
+        return ""
+    if after[0] == "U":
+        return (f"the result of call {call} is sent as a user message: a tool's result is a "
+                "message of role \"toolResult\" naming the call it answers in tool_call_id")
+    if after[0] == "R(None)":
+        return (f"the result of call {call} has no tool_call_id: a toolResult names the call "
+                "it answers, tool_call_id the call's id")
+    return ""
 
 
 def went_on_after(record: list[Any] | None, requests: list[SentRequest] | None

@@ -1,7 +1,7 @@
 """Where the student's code is, as the student process sees it: whether a name the lab asks
 for is code of the student's own file (`made_elsewhere`: a function of the course's, or a
 builtin, bound to the name is refused by the judge in a sentence), and which line of that file
-a thread is running (`running_line`, the judge's question when a test runs out of time). Part
+a stuck run keeps running (`looping_line`, the judge's question when a test runs out of time). Part
 of the student process: it needs only the standard library.
 """
 
@@ -54,12 +54,27 @@ def _where(value: Any) -> str:
     return name[:160]
 
 
-def running_line(frames: list[types.FrameType | None], filename: str) -> int | None:
-    """The line of `filename` the innermost of its frames in the first of these stacks that
-    holds one is running."""
-    for frame in frames:
+def own_frames(stacks: list[types.FrameType | None], filename: str) -> list[types.FrameType]:
+    """The frames of `filename` in the first of these stacks (each given by its innermost
+    frame) that holds one, innermost first."""
+    for frame in stacks:
+        found = []
         while frame is not None:
             if frame.f_code.co_filename == filename:
-                return frame.f_lineno
+                found.append(frame)
             frame = frame.f_back
-    return None
+        if found:
+            return found
+    return []
+
+
+def looping_line(now: list[types.FrameType], before: list[types.FrameType]) -> int | None:
+    """The line of the frame that loops: of `now` (frames of the student's file, innermost
+    first), the innermost that `before` (the same at an earlier look, held alive since, so no
+    frame made later has one's id) holds too, as it kept running while the calls it makes came
+    and went; else the innermost. None for no frame."""
+    earlier = {id(frame) for frame in before}
+    for frame in now:
+        if id(frame) in earlier:
+            return frame.f_lineno
+    return now[0].f_lineno if now else None

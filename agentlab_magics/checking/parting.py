@@ -30,13 +30,14 @@ def turns(shapes: list[str], sent: int) -> dict[int, str]:
     return {sent - len(shapes) + index: shape for index, shape in enumerate(shapes, start=1)}
 
 
-def parting(requests: list[SentRequest], sent: int, reference: dict[str, Any]
-            ) -> dict[str, Any] | None:
+def parting(requests: list[SentRequest], sent: int, reference: dict[str, Any],
+            cut: bool = False) -> dict[str, Any] | None:
     """The student's requests beside the reference's (`{"sent", "shapes"}`), turn by turn
     from the first turn where they part, at most ROWS turns: {"yours", "expected"} (a shape,
     "" past a run's last request, "…" for one sent but not kept), "first": 0, "start" (that
     turn's number) and "summary" (the parting in a sentence); None where they never part.
-    They part at a turn only one of them sent, or one both kept that differs."""
+    They part at a turn only one of them sent, or one both kept that differs; `cut`: the
+    student's run did not end, the test stopped it (its time ran out, it died)."""
     mine = {request.number: request.shape for request in requests}
     theirs = turns(reference["shapes"], reference["sent"])
     for turn in range(1, max(sent, reference["sent"]) + 1):
@@ -46,15 +47,19 @@ def parting(requests: list[SentRequest], sent: int, reference: dict[str, Any]
             return {"yours": [_at(mine, sent, n) or _unkept(n, sent) for n in numbers],
                     "expected": [_at(theirs, reference["sent"], n) or _unkept(n, reference["sent"])
                                  for n in numbers],
-                    "first": 0, "start": turn, "summary": summary(sent, reference["sent"], turn)}
+                    "first": 0, "start": turn,
+                    "summary": summary(sent, reference["sent"], turn, cut)}
     return None
 
 
-def summary(sent: int, expected: int, turn: int) -> str:
-    """A parting in one sentence: where the runs' lengths differ, or the turn that differs."""
+def summary(sent: int, expected: int, turn: int, cut: bool = False) -> str:
+    """A parting in one sentence: where the runs' lengths differ, or the turn that differs; a
+    run the test cut short is never said to have stopped."""
     calls = f"{expected} call{'' if expected == 1 else 's'}"
     if sent > expected:
         return f"The reference stops after {calls}; yours went on to {sent}."
+    if sent < expected and cut:
+        return f"The reference makes {calls}; yours had made {sent} when the test stopped it."
     if sent < expected:
         return f"The reference makes {calls}; yours stopped after {sent}."
     return f"Your request {turn} differs from the reference's; both runs make {calls}."

@@ -359,7 +359,8 @@ class Trial:
         if isinstance(stopped, OutOfTime):
             self.spun(outcome, stopped)
         reference = reference_run(test.name, held_back=test.held_back)
-        parted = (parting(requests, sent, reference)
+        parted = (parting(requests, sent, reference, cut=isinstance(stopped, (Stopped,
+                                                                        CapReached)))
                   if stopped is not None and requests and reference else None)
         if parted and test.held_back:  # no shape of a held-back run is shown, only the sentence
             outcome.message = cap(f"{outcome.message} {parted['summary']}")

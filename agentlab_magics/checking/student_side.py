@@ -28,7 +28,7 @@ from typing import Any
 
 from agentlab_magics.checking.apart import die_with_the_judge, set_apart
 from agentlab_magics.checking.course_names import course_imports
-from agentlab_magics.checking.own_code import made_elsewhere, running_line
+from agentlab_magics.checking.own_code import looping_line, made_elsewhere, own_frames
 from agentlab_magics.checking.protocol import VERSION
 from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
 from agentlab_magics.checking.protocol.described import described, rebuilt
@@ -251,6 +251,9 @@ class Server:
         self.handles: dict[int, Handle] = {}
         self.module: types.ModuleType | None = None
         self.filename = ""
+        self.looked: list[types.FrameType] = []
+        """The frames of the student's file at the last look (`probe`, `spinning`), held until
+        the next, so a frame that is still there then is known by its id."""
 
     # -- the conversation ------------------------------------------------------------------
 
@@ -296,6 +299,7 @@ class Server:
         if kind == "reset":  # the handles stay: code may keep an object from an earlier test
             self.exported.clear()
             self.export_ids.clear()
+            self.looked = []
             return
         call = Call(self.incoming.arriving, [*message.get("a", ()),
                                              *message.get("kw", {}).values()],
@@ -397,10 +401,12 @@ class Server:
 
     # -- the record's cap ------------------------------------------------------------------
 
-    def probe(self, *_: Any) -> None:
-        """Every PROBE_EVERY seconds of CPU time: a list handed over that grew past RECORD_CAP
-        is told to the judge (its length and its ends), and this process exits. Never while a
-        frame is being written."""
+    def probe(self, _signal: int, frame: types.FrameType | None) -> None:
+        """Every PROBE_EVERY seconds of CPU time: a look at the frames of the student's file
+        (for `spinning`); a list handed over that grew past RECORD_CAP is told to the judge
+        (its length and its ends), and this process exits. Never while a frame is being
+        written."""
+        self.looked = self._frames(frame)
         for call in list(self.calls):
             for value in call.synced:
                 if type(value) is list and len(value) > RECORD_CAP:
@@ -414,16 +420,22 @@ class Server:
                     os._exit(3)
 
     def spinning(self, _signal: int, frame: types.FrameType | None) -> None:
-        """On SIGUSR1: tell the judge the line of the student's file the code is running (the
-        innermost, this thread's first), or nothing when no frame is in it. Never while a frame
-        is being written."""
-        line = running_line([frame, *sys._current_frames().values()], self.filename)
+        """On SIGUSR1: tell the judge the line of the student's file a stuck run keeps running
+        (`looping_line`: the frame that was there at the last look too, else the innermost;
+        this thread's first), or nothing when no frame is in it. Never while a frame is being
+        written."""
+        before, self.looked = self.looked, self._frames(frame)
+        line = looping_line(self.looked, before)
         if line is None or not self.writing.acquire(blocking=False):
             return
         try:
             write_frame(self.write_fd, {"k": "spun", "line": line, "out": "", "sync": []})
         finally:
             self.writing.release()
+
+    def _frames(self, frame: types.FrameType | None) -> list[types.FrameType]:
+        """The frames of the student's file: this thread's (from `frame`), else another's."""
+        return own_frames([frame, *sys._current_frames().values()], self.filename)
 
 
 SERVER: Server  # the one server of this process

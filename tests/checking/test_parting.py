@@ -48,6 +48,12 @@ def test_a_run_that_stops_early_parts_at_the_turn_it_never_sent():
     assert found["summary"] == "The reference makes 3 calls; yours stopped after 2."
 
 
+def test_a_run_the_test_cut_short_is_never_said_to_have_stopped():
+    found = parting(sent("U", "U A[c1] R(c1)"), 2, REFERENCE, cut=True)
+    assert found["summary"] == ("The reference makes 3 calls; yours had made 2 when the test "
+                                "stopped it.")
+
+
 def test_runs_that_agree_on_every_kept_turn_never_part():
     assert parting(sent(*REFERENCE["shapes"]), 3, REFERENCE) is None
     assert parting(sent("U A[c1] R(c1) A[c2] R(c2)", first=3), 3, REFERENCE) is None

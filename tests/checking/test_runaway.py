@@ -252,3 +252,23 @@ def test_the_live_line_is_drawn_a_few_times_a_second_and_never_lags_a_slow_test(
     drawn = len(shown)
     time.sleep(2 * DRAW_EVERY)
     assert len(shown) == drawn
+
+
+def test_a_loop_that_keeps_calling_a_correct_function_is_blamed_not_the_function():
+    """`while tool_calls(reply): pass` spins in run_agent while tool_calls (given, correct)
+    comes and goes: the line blamed is the loop's, never tool_calls's (the issue's case: the
+    innermost frame at the moment the time ran out was the correct function's)."""
+    reference = find_lab("lesson3").reference
+    given = "        calls = tool_calls(reply)\n"
+    assert given in reference
+    source = reference.replace(given, "        while tool_calls(reply):\n            pass\n"
+                               + given, 1)
+    line = source.splitlines().index("        while tool_calls(reply):") + 1
+    report = run("lesson3", "", source=source, timeout=2.0)
+    spun = [o for o in report.outcomes if o.spun_on is not None]
+    assert spun and all(o.spun_on == line for o in spun), [o.spun_on for o in spun]
+    (cause, *_) = causes(report)
+    assert (f"the time ran out while your code was on line {line} of your cell "
+            "(`while tool_calls(reply):`)") in cause.lead
+    said = [o.parting["summary"] for o in spun if o.parting]
+    assert said and all("when the test stopped it" in summary for summary in said), said

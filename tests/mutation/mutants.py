@@ -56,6 +56,18 @@ MUTANTS: list[Mutant] = [
            "        calls = tool_calls(reply)\n        if not calls:\n            return reply\n        messages.append(reply)"),
     Mutant("no system prompt", "lesson3",
            "reply = model.complete(system, messages,", "reply = model.complete(\"\", messages,"),
+    Mutant("a result without its tool_name and is_error", "lesson3",
+           '"tool_name": call["name"], "content": content, "is_error": False}',
+           '"content": content}'),
+    Mutant("a result that is the user's message", "lesson3",
+           '{"role": "toolResult", "tool_call_id": call["id"],\n'
+           '                             "tool_name": call["name"], "content": content, '
+           '"is_error": False}',
+           '{"role": "user", "content": content}'),
+    Mutant("a result without its tool_call_id", "lesson3",
+           '{"role": "toolResult", "tool_call_id": call["id"],\n'
+           '                             "tool_name"', '{"role": "toolResult",\n'
+                                                      '                             "tool_name"'),
 ]
 
 # unit ch03-a: admission (the seed's own list of wrong answers)

@@ -108,6 +108,14 @@ def test_two_calls_get_two_results_in_call_order(harness, record):
     contents = [m["content"] for m in messages if m["role"] == "toolResult"]
     assert exact(contents, [CHAIN["start.txt"], CHAIN["last.txt"]], "the results' contents"), (
         f"The results hold {contents}: each must be the output of the call it answers.")
+    results = [m for m in messages if m["role"] == "toolResult"]
+    expected = [{"role": "toolResult", "tool_call_id": call_id, "tool_name": "read",
+                 "content": content, "is_error": False}
+                for call_id, content in (("c1", CHAIN["start.txt"]), ("c2", CHAIN["last.txt"]))]
+    assert exact(results, expected, "the results"), (
+        f"The results are {gave(results, expected)}: a result is {{'role': 'toolResult', "
+        "'tool_call_id': the call's id, 'tool_name': its name, 'content': what execute "
+        "returned, 'is_error': False}, key for key.")
 
 
 def test_no_turn_count_of_its_own(harness, record):
@@ -135,7 +143,11 @@ def test_no_tools_and_an_answer_is_one_call(harness, record):
 def test_returns_the_final_reply(harness, record):
     """run_agent returns the final assistant message, the one that asked for nothing more."""
     model, messages, final = three_file_job(harness, record)
-    assert exact(final, lab.say("The port is 9090."), "what run_agent returned") and exact(
-        final, messages[-1], "what run_agent returned"), (
-        f"run_agent returned {gave(final, messages[-1])}; it should return the last reply, "
-        f"{lab.show(messages[-1:])}.")
+    answer = lab.say("The port is 9090.")
+    returned_last = bool(messages) and exact(final, messages[-1], "what run_agent returned")
+    assert returned_last and exact(final, answer, "what run_agent returned"), (
+        f"run_agent returned its last reply, as it should, but the run ended on "
+        f"{lab.show([final])}, never reaching the model's answer {lab.show([answer])}."
+        if returned_last else
+        f"run_agent returned {gave(final, messages[-1] if messages else answer)}; it should "
+        f"return the last reply{f', {lab.show(messages[-1:])}' if messages else ''}.")
