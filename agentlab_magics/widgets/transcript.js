@@ -6,6 +6,7 @@
 const OVERSCAN = 400; // pixels of rows kept drawn above and below the visible part
 const GUESS = 60; // a row's height in pixels until it has been drawn and measured
 const ROLES = new Set(["user", "assistant", "toolResult"]);
+const MOVES = new Set(["ArrowDown", "ArrowUp", "Home", "End"]); // keys that go from row to row
 
 function node(tag, className, text) {
   const made = document.createElement(tag);
@@ -254,6 +255,7 @@ function renderTranscript(host, given, model) {
   function buildRow(row) {
     const item = node("div", "al-row");
     item.dataset.index = row.index;
+    item.tabIndex = -1; // the arrow keys go from row to row
     item.classList.add(`al-role-${ROLES.has(row.role) ? row.role : "other"}`);
     const complaints = complaintsShown(row);
     if (complaints.length || row.problem) item.classList.add("al-flagged");
@@ -448,6 +450,7 @@ function renderTranscript(host, given, model) {
       return;
     }
     asks += 1;
+    const anchor = order[firstBelow(scroller.scrollTop)]; // the row at the top before
     order = everyRow().filter((index) => {
       if (!query) return true;
       if (!cache.has(index)) return false;
@@ -456,8 +459,59 @@ function renderTranscript(host, given, model) {
     });
     showFound();
     visited = -1;
-    scroller.scrollTop = 0;
+    layout();
+    // a search starts at its first match; clearing it keeps in view the row that was at the top
+    const kept = query || anchor === undefined ? -1 : order.indexOf(anchor);
+    scroller.scrollTop = kept < 0 ? 0 : tops[kept];
     redraw();
+  }
+
+  // A row a search hides, about to be gone to (a link's other end), is shown: the search is
+  // cleared.
+  function reveal(index) {
+    if (!state.query || order.includes(index)) return;
+    search.value = "";
+    state.query = "";
+    filter();
+  }
+
+  // The keyboard, while it is in the transcript: the arrow keys go from row to row, Home and
+  // End to the first and the last, Escape hands it back to the notebook. No other key reaches
+  // the notebook, whose command mode would act on it (b adds a cell, dd deletes one), but one
+  // with Ctrl, Alt or Cmd (Ctrl+S saves).
+  function keyed(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    event.stopPropagation();
+    if (event.key === "Escape") {
+      event.preventDefault();
+      handBack();
+    } else if (MOVES.has(event.key) && event.target !== search) {
+      event.preventDefault();
+      moveTo(event.key);
+    }
+  }
+
+  function moveTo(key) {
+    if (!order.length) return;
+    const item = root.ownerDocument.activeElement?.closest?.(".al-row");
+    const at = item ? order.indexOf(Number(item.dataset.index)) : -1;
+    const step = key === "ArrowDown" ? 1 : -1;
+    const k = key === "Home" ? 0 : key === "End" ? order.length - 1
+      : at < 0 ? firstBelow(scroller.scrollTop) : Math.min(order.length - 1, Math.max(0, at + step));
+    for (let pass = 0; pass < 3; pass++) { // drawing measures rows, which moves them: again
+      if (tops[k] < scroller.scrollTop) scroller.scrollTop = tops[k];
+      else if (tops[k + 1] > scroller.scrollTop + scroller.clientHeight) {
+        scroller.scrollTop = Math.min(tops[k], tops[k + 1] - scroller.clientHeight);
+      }
+      draw();
+    }
+    drawn.get(order[k])?.focus({ preventScroll: true });
+  }
+
+  function handBack() {
+    root.ownerDocument.activeElement?.blur?.();
+    const notebook = root.closest(".jp-Notebook") || root.closest(".jp-Cell");
+    notebook?.focus?.();
   }
 
   // The first flagged row after the last one gone to (or the top row, if scrolled past it),
@@ -534,10 +588,12 @@ function renderTranscript(host, given, model) {
       repaint();
       if (same) return;
       if (event.target.closest(".al-chip") && link.resultRow !== null) {
+        reveal(link.resultRow);
         scrollToRow(link.resultRow);
         drawn.get(link.resultRow)?.querySelector(".al-answers")?.focus({ preventScroll: true });
       }
       if (event.target.closest(".al-answers")) {
+        reveal(link.callRow);
         scrollToRow(link.callRow);
         drawn.get(link.callRow)?.querySelector(`.al-chip[data-call-id="${CSS.escape(link.callId)}"]`)
           ?.focus({ preventScroll: true });
@@ -551,6 +607,7 @@ function renderTranscript(host, given, model) {
       else state.open.delete(index);
       schedule();
     }, true],
+    [root, "keydown", keyed],
   ];
   for (const [target, type, handler, capture] of listeners) {
     target.addEventListener(type, handler, Boolean(capture));

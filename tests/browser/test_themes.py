@@ -210,6 +210,21 @@ def test_every_view_is_driven_from_the_keyboard_alone(lab, theme, screenshots):
     expect(row(transcript, 4)).to_contain_class("al-highlight")  # and the link stays pinned
     shoot(transcript, screenshots, f"theme-{theme}-keyboard")
     press(page, "Enter")
+    cells = page.locator(".jp-Notebook .jp-Cell").count()
+    row(transcript, 0).focus()
+    for key in ("ArrowDown", "ArrowDown", "b", "a", "d", "d", "Enter"):  # the notebook's keys
+        press(page, key)
+    expect(focused(page)).to_have_attribute("data-index", "2")  # arrows went from row to row
+    press(page, "End")
+    expect(focused(page)).to_have_attribute("data-index", "4")
+    shoot(transcript, screenshots, f"theme-{theme}-row-focused")
+    assert page.locator(".jp-Notebook .jp-Cell").count() == cells  # no cell added or deleted
+    page.keyboard.press("Escape")  # the keyboard goes back to the notebook, in command mode
+    assert page.evaluate("() => !document.activeElement.closest('.al-transcript') && "
+                         "Boolean(document.activeElement.closest('.jp-Notebook'))")
+    page.keyboard.press("ArrowDown")  # the notebook's again: the next cell is the active one
+    expect(page.locator(".jp-Notebook .jp-Cell.jp-mod-active")).not_to_contain_text(
+        "%transcript")
 
     report = view(page, "report")
     opened = report.locator(".al-outcome-failed details").first

@@ -226,3 +226,58 @@ def test_a_diff_draws_hostile_words_and_names_as_text(mount):
     assert page.locator(".al-title").inner_text() == (
         "<b>mine</b> beside <script>window.pwned=2</script>")
     assert "<img src=x onerror=window.pwned=1>" in page.locator("tbody td").nth(1).inner_text()
+
+
+def focused_index(page) -> int | None:
+    return page.evaluate("() => { const row = document.activeElement.closest('.al-row');"
+                         " return row ? Number(row.dataset.index) : null; }")
+
+
+def test_the_keyboard_goes_from_row_to_row_and_no_key_reaches_the_notebook(mount):
+    page = mount(transcript_data(turns(100)))
+    page.evaluate("() => { window.reached = []; document.addEventListener('keydown',"
+                  " (event) => window.reached.push(event.key)); }")
+    page.click('.al-row[data-index="0"] .al-line')
+    page.locator('.al-row[data-index="0"]').focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowDown")
+    assert focused_index(page) == 2
+    page.keyboard.press("ArrowUp")
+    assert focused_index(page) == 1
+    page.keyboard.press("End")
+    assert focused_index(page) == 399
+    assert page.locator('.al-row[data-index="399"]').is_visible()
+    page.keyboard.press("Home")
+    assert focused_index(page) == 0
+    for key in ("b", "d", "d", "Enter", "ArrowDown"):  # a notebook in command mode acts on these
+        page.keyboard.press(key)
+    assert page.evaluate("() => window.reached") == []
+    page.keyboard.press("Control+s")  # a key with a modifier is the notebook's (save)
+    assert page.evaluate("() => window.reached") == ["Control", "s"]
+    page.keyboard.press("Escape")
+    assert page.evaluate("() => document.activeElement.closest('.al-transcript')") is None
+
+
+def test_a_link_to_a_row_a_search_hides_clears_the_search(mount):
+    page = mount(transcript_data(turns(100)))
+    page.fill('[data-action="search"]', "reading 57")
+    page.wait_for_timeout(50)
+    assert indexes(page, ".al-row") == [229]
+    page.click('.al-chip[data-call-id="c57"]')
+    page.wait_for_timeout(100)
+    assert page.input_value('[data-action="search"]') == ""
+    assert page.locator(".al-found").inner_text() == ""
+    assert page.locator('.al-row[data-index="230"]').is_visible()
+    assert 230 in indexes(page, ".al-row.al-highlight")
+
+
+def test_clearing_a_search_keeps_its_row_in_view_not_row_0(mount):
+    page = mount(transcript_data(turns(300)))
+    page.fill('[data-action="search"]', "answer 120")
+    page.wait_for_timeout(50)
+    assert indexes(page, ".al-row") == [483]
+    page.fill('[data-action="search"]', "")
+    page.wait_for_timeout(100)
+    assert page.locator('.al-row[data-index="483"]').is_visible()
+    assert not page.locator('.al-row[data-index="0"]').is_visible()
+
