@@ -16,8 +16,9 @@ from agentlab_magics.lab.views import show
 from agentlab_magics.widgets.assets import style
 from agentlab_magics.widgets.transcript_data import Judgement, budget_cap, messages_of
 
-STATIC_ROWS = 400   # a longer transcript is drawn in part: its two ends and its flagged rows
-ENDS = 100          # rows drawn at each end of a transcript drawn in part
+STATIC_ROWS = 60    # a longer transcript is drawn in part: its two ends and its flagged rows
+ENDS = 20           # rows drawn at each end of a transcript drawn in part
+FLAGGED_DRAWN = 200  # flagged rows drawn between the ends, at most
 LINE_CAP = 300      # characters of one line of the text rendering
 
 
@@ -55,11 +56,15 @@ def transcript_fragment(data: dict[str, Any], head: str = "") -> str:
     if data["counts"].get("left_out"):
         parts.append('<p class="al-legend">Struck through: '
                      f'{escape(data["left_out_label"])}.</p>')
+    drawn = drawn_rows(data)
+    if data.get("complete", True) and any(isinstance(row, int) for row in drawn):
+        parts.append(f'<p class="al-note al-partial">{escape(partial_note(data))}</p>')
     parts.append('<ol class="al-rows">')
-    for row in drawn_rows(data):
+    for row in drawn:
         parts.append(_row(row, data["left_out_label"]) if isinstance(row, dict) else
                      f'<li class="al-gap al-note">… {row:,} unflagged message'
-                     f'{"s" * (row != 1)} not drawn here; the widget shows every one.</li>')
+                     f'{"s" * (row != 1)} not drawn here: run the cell again to see every '
+                     'one.</li>')
     parts.append("</ol>")
     if data.get("complete", True) is False:
         parts.append(f'<p class="al-note al-unjudged">{escape(unjudged_note(data))}</p>')
@@ -77,6 +82,13 @@ def key_html(key: dict[str, Any]) -> str:
             f'<ul class="al-key-list">{marks}</ul>{chips}</details>')
 
 
+def partial_note(data: dict[str, Any]) -> str:
+    """What a copy of a long judged transcript draws, and how to get the live view back."""
+    return (f"A saved copy of {data['total']:,} messages: the first and last {ENDS} and every "
+            "flagged one are drawn here. Run the cell again, with its kernel, for the live "
+            "view: every message, search, and the links between calls and results.")
+
+
 def unjudged_note(data: dict[str, Any]) -> str:
     """What a copy of a first screen leaves out, and how to see it."""
     rest = data["total"] - len(data["rows"])
@@ -90,8 +102,8 @@ def drawn_rows(data: dict[str, Any]) -> list[dict[str, Any] | int]:
 
     `data["rows"]` holds every row, or (made from a Judgement, or a first screen) only those
     to draw. Of every row, up to STATIC_ROWS are all drawn; of a longer transcript, the first
-    and last ENDS rows and up to STATIC_ROWS flagged rows (a complaint, malformed, left out of
-    the request).
+    and last ENDS rows and up to FLAGGED_DRAWN flagged rows (a complaint, malformed, left out
+    of the request).
     """
     rows, total = data["rows"], data.get("total", len(data["rows"]))
     if len(rows) == total:
@@ -113,7 +125,7 @@ def drawn_indices(total: int, flagged: list[int]) -> list[int]:
     """Which of `total` rows a static rendering draws, given the flagged ones, in order."""
     if total <= STATIC_ROWS:
         return list(range(total))
-    middle = [index for index in flagged if ENDS <= index < total - ENDS][:STATIC_ROWS]
+    middle = [index for index in flagged if ENDS <= index < total - ENDS][:FLAGGED_DRAWN]
     return sorted(set(range(ENDS)) | set(range(total - ENDS, total)) | set(middle))
 
 

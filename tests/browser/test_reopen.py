@@ -46,6 +46,16 @@ from tests.student_notebook import (
 )
 
 NOTEBOOK = "lesson5.ipynb"
+BIG = """\
+from agentlab_magics import lab
+
+big = []
+for turn in range(50):
+    call = lab.call("read", {"path": f"f{turn}.py"}, id=f"c{turn}")
+    big += [lab.user(f"question {turn}"), lab.reply(f"reading {turn}", call),
+            lab.tool_result(call, f"contents {turn}"), lab.say(f"answer {turn}")]
+%transcript big"""
+BIG_CELL = 5  # after student_notebook's five
 CLICKED = "C"  # the right option, "user, reply, result c1, result c2"
 SAVE_WIDGET_STATE = ("@jupyter-widgets", "jupyterlab-manager", "plugin.jupyterlab-settings")
 
@@ -82,7 +92,9 @@ def reopened(browser, tmp_path_factory) -> Iterator[tuple[Browsing, Served]]:
     widget_settings = home.joinpath("settings", *SAVE_WIDGET_STATE)
     widget_settings.parent.mkdir(parents=True)
     widget_settings.write_text(json.dumps({"saveState": True}))
-    with serve_jupyterlab(home, {NOTEBOOK: student_notebook()}) as served:
+    notebook = student_notebook()
+    notebook.cells.append(nbformat.v4.new_code_cell(BIG))  # a 200-message transcript
+    with serve_jupyterlab(home, {NOTEBOOK: notebook}) as served:
         browsing = open_offline(browser, served.url(NOTEBOOK))
         page = browsing.page
         run_all(browsing)
@@ -144,7 +156,7 @@ def test_the_saved_file_holds_no_widget_view_and_none_of_our_state(reopened):
     notebook = nbformat.read(served.root / NOTEBOOK, as_version=4)
     ours = our_outputs(notebook)
     assert [output["metadata"][MARK]["view"] for output in ours] == [
-        "report", "report", "transcript", "question"]
+        "report", "report", "transcript", "question", "transcript"]
     assert all(WIDGET_VIEW not in output["data"] for output in ours)
     assert all("text/html" in output["data"] for output in ours)
     assert "widgets" not in notebook.metadata  # every model saved was ours
@@ -153,3 +165,22 @@ def test_the_saved_file_holds_no_widget_view_and_none_of_our_state(reopened):
 def test_the_page_reached_nothing_beyond_this_machine_and_raised_nothing(reopened):
     browsing, _ = reopened
     assert browsing.blocked == [] and browsing.errors == []
+
+
+def test_a_big_transcript_comes_back_as_its_ends_and_says_how_to_see_the_rest(reopened,
+                                                                              screenshots):
+    page = reopened[0].page
+    big = output(page, BIG_CELL).locator(".al-transcript.al-static")
+    expect(big.locator(".al-partial")).to_have_text(
+        "A saved copy of 200 messages: the first and last 20 and every flagged one are drawn "
+        "here. Run the cell again, with its kernel, for the live view: every message, search, "
+        "and the links between calls and results.")
+    expect(big.locator("li.al-row")).to_have_count(40)
+    expect(row(big, 0)).to_contain_text("question 0")
+    expect(row(big, 199)).to_contain_text("answer 49")
+    expect(big.locator("li.al-gap")).to_have_text(
+        "… 160 unflagged messages not drawn here: run the cell again to see every one.")
+    height = big.bounding_box()["height"]
+    assert height < 4_000, f"the saved copy of 200 messages is {height:.0f} px tall"
+    big.locator(".al-partial").scroll_into_view_if_needed()
+    shoot(page, screenshots, "reopened-big-transcript")

@@ -15,7 +15,7 @@ from agentlab_magics.widgets import ReportView, Transcript
 from agentlab_magics.widgets.assets import asset
 from agentlab_magics.widgets.question_view import QuestionView
 from agentlab_magics.widgets.transcript_data import transcript_data
-from agentlab_magics.widgets.transcript_html import STATIC_ROWS, transcript_html
+from agentlab_magics.widgets.transcript_html import ENDS, STATIC_ROWS, transcript_html
 from tests.widgets.cases import C1, FAILED, HOSTILE, IMG, R1, R2, SCRIPT, A, U, hostile_messages
 
 
@@ -131,13 +131,24 @@ def test_long_output_is_collapsed_with_its_notice_in_view():
 
 def test_a_long_transcript_is_drawn_in_part_but_keeps_its_flagged_rows():
     messages = [lab.user(f"question {n}") for n in range(STATIC_ROWS * 3)]
-    messages[600] = lab.reply(C1)
+    flagged = STATIC_ROWS + 7
+    messages[flagged] = lab.reply(C1)
     page = soup(transcript_html(transcript_data(messages)))
     drawn = [int(li["data-index"]) for li in page.select("li.al-row")]
     assert drawn[:3] == [0, 1, 2] and drawn[-1] == len(messages) - 1
-    assert 600 in drawn and 599 not in drawn
+    assert len(drawn) == 2 * ENDS + 1 and flagged in drawn and flagged - 1 not in drawn
     gaps = [li.get_text() for li in page.select("li.al-gap")]
-    assert gaps[0].startswith("… 500 unflagged messages not drawn here")
+    assert gaps[0] == (f"… {flagged - ENDS} unflagged messages not drawn here: run the cell "
+                       "again to see every one.")
+    assert page.select_one(".al-partial").get_text() == (
+        f"A saved copy of {len(messages)} messages: the first and last {ENDS} and every flagged "
+        "one are drawn here. Run the cell again, with its kernel, for the live view: every "
+        "message, search, and the links between calls and results.")
+
+
+def test_a_transcript_short_enough_is_drawn_whole_with_no_note():
+    page = soup(transcript_html(transcript_data([lab.user(f"q {n}") for n in range(STATIC_ROWS)])))
+    assert len(page.select("li.al-row")) == STATIC_ROWS and not page.select(".al-partial")
 
 
 def test_the_text_is_lab_show_lines_with_the_complaints_under_them():

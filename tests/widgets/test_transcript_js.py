@@ -281,3 +281,14 @@ def test_clearing_a_search_keeps_its_row_in_view_not_row_0(mount):
     assert page.locator('.al-row[data-index="483"]').is_visible()
     assert not page.locator('.al-row[data-index="0"]').is_visible()
 
+
+
+def test_a_long_shape_shows_whole_lines_and_scrolls_the_rest(mount):
+    page = mount(transcript_data(turns(100)))
+    shown = page.eval_on_selector(".al-shape", """node => {
+        const style = getComputedStyle(node);
+        const inner = node.clientHeight - parseFloat(style.paddingTop)
+            - parseFloat(style.paddingBottom);
+        return [inner / parseFloat(style.lineHeight), node.scrollHeight > node.clientHeight];
+    }""")
+    assert shown[1] and abs(shown[0] - round(shown[0])) < 0.05 and round(shown[0]) == 2, shown
