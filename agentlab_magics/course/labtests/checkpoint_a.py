@@ -8,6 +8,8 @@ held back here too, by the instructor's checkpoint_a module of held-back tests.
 
 from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import lesson3, lesson4, lesson5
+from agentlab_magics.course.labtests.kit import plain
+from agentlab_magics.lab.rules import a_type
 
 REBUILT = ("error_message", "context_for_model", "run_agent")
 FROM_LESSON4 = ("test_a_mistyped_tool_name_is_answered_and_the_model_retries",
@@ -29,3 +31,12 @@ def test_the_three_names_are_written(harness):
     missing = harness.missing(list(REBUILT))
     assert not missing, "Still missing: " + "; ".join(
         f"{name}, which {PURPOSES[name]}" for name in missing) + "."
+    # written as functions that make plain data: a message and a list (a value that only
+    # claims to be one, equal to everything, is not)
+    for call, value, kind in (
+            ("error_message('stopped')", harness.error_message("stopped"), dict),
+            ("context_for_model([])", harness.context_for_model([]), list)):
+        plain(value, f"what {call} gave", "return plain dicts and lists, as the lessons do.")
+        assert type(value) is kind, (
+            f"{call} gave {a_type(value)}, not {a_type(kind())}: "
+            f"{call.split('(')[0]} makes {'a message' if kind is dict else 'a list'}.")
