@@ -106,6 +106,17 @@ def test_released_lab_cells_are_the_starters_with_the_stub(demo, assignment):
     assert all("# YOUR CODE HERE" in cell.source for cell in released)
 
 
+def test_released_notebooks_carry_the_language_info_their_kernels_report(demo):
+    """So JupyterLab, writing its kernel's language_info into a notebook it opens, finds it
+    there already and shows the notebook as saved (the source keeps only the name)."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    for assignment in IDS:
+        assert demo.notebook("release", assignment).metadata.language_info == \
+            IPythonKernel.language_info
+        assert notebook(find_assignment(assignment)).metadata.language_info == {"name": "python"}
+
+
 @pytest.mark.parametrize("assignment", IDS)
 def test_released_notebook_holds_no_hidden_test_and_no_reference(demo, assignment):
     released = demo.notebook("release", assignment)

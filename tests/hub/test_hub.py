@@ -299,6 +299,10 @@ def test_the_students_fetch_check_and_submit(hub, browser, screenshots):
         shoot(page, screenshots, f"2-{student}-fetched")
         page.locator(f'#nbgrader-agentlab-{ASSIGNMENT} a:text-is("{ASSIGNMENT}")').click()
         page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for()
+        # opened, untouched, its kernel ready: it shows as saved (the release carries the
+        # language_info the kernel reports, which JupyterLab would otherwise write in)
+        expect(page.get_by_role("tab", name=f"{ASSIGNMENT}.ipynb")).not_to_have_class(
+            re.compile(r"\bjp-mod-dirty\b"))
         cell = page.locator(".jp-Notebook .jp-Cell", has=page.locator(
             ".cm-content", has_text=f"%%check {ASSIGNMENT}"))
         cell.locator(".cm-content").click()

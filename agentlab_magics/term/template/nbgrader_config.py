@@ -50,6 +50,15 @@ else:
 # nothing until every gap is filled. With `pass` the file runs, a missing name is reported
 # as "not written yet", and a function whose body is the stub returns None and fails its tests.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\npass"}
+# A released notebook carries the language_info of this environment's kernels, the students'
+# on a hub: JupyterLab writes its kernel's into the notebook it opens, and a notebook that
+# changes on opening shows as unsaved before the student touched it.
+from nbgrader.converters import GenerateAssignment  # noqa: E402
+
+c.GenerateAssignment.preprocessors = [
+    *GenerateAssignment.class_traits()["preprocessors"].default(),
+    "agentlab_magics.term.kernel_language.KernelLanguage",
+]
 
 # -- autograding -----------------------------------------------------------------------------
 # Scores come from outside the kernel (see autograde_preprocessors below), where each test has
