@@ -7,14 +7,15 @@ answer comes (`converse`; how values and objects cross is `bridge`'s). Everythin
 sends is bounded (`protocol.caps`) and validated (`protocol.messages`); a process that breaks
 the protocol, dies, or outlives the test's time fails the test with a sentence (`stopped`) and
 is killed, and the next test gets a fresh one. Before a process that ran out of time is
-killed, the judge asks it (SIGUSR1, sent to the pid it has on this machine, which a sandbox's
+killed, the judge asks it (SIGUSR2, sent to the pid it has on this machine, which a sandbox's
 process is looked up by when it says hello) which line of the student's file it was running:
 its answer, the student's word, only names a line in the sentence (`OutOfTime.line`), and one
-that does not answer gets no line. A test's time is its code's (`clock.Clock`): what a busy
-machine kept it waiting for a CPU is added to it. A test may also be given a `Glance`: the
-process is asked its line every so often, and the test stops once two looks in a row find it
-on the line an earlier test spun on with no message from it between (a run that makes
-progress talks to the judge).
+that does not answer gets no line; with the line come what the code printed and the lists the
+test handed over as they stood, so the report draws the record the run had made. A test's
+time is its code's (`clock.Clock`): what a busy machine kept it waiting for a CPU is added to
+it. A test may also be given a `Glance`: the process is asked its line every so often
+(SIGUSR1), and the test stops once two looks in a row find it on the line an earlier test
+spun on with no message from it between (a run that makes progress talks to the judge).
 """
 
 from __future__ import annotations
@@ -340,30 +341,39 @@ class StudentProcess:
                 continue
             glance.asked = False
             if line == glance.line and glance.seen:
+                self.last_line()  # the record as it stands, before the process goes
                 raise self.broken(OutOfTime("spins", line, early=True))
             glance.seen = line == glance.line
 
     def last_line(self) -> int | None:
-        """The line of the student's file a process out of time says it was running (within
-        LINE_LIMIT; other messages it sends meanwhile are left unread), or None."""
-        if not (self.alive and self._ask_line()):
+        """The line of the student's file a process being stopped says it was running (within
+        LINE_LIMIT; other messages it sends meanwhile, a glance's late answer among them, are
+        left unread), or None; what it
+        printed is kept, and the lists it synced with it are written back as any message's
+        are (`Bridge.settle`: only those handed to a call still running, only trees)."""
+        if not (self.alive and self._ask_line(signal.SIGUSR2)):
             return None
         until = time.monotonic() + LINE_LIMIT
         while time.monotonic() < until:
+            self.bridge.reading()
             try:
-                raw = self.reader.frame(until)
-                if type(raw) is dict and raw.get("k") == "spun":
-                    return Spun.model_validate(raw).line
-            except (WireError, OSError, ValidationError):
+                raw = self.reader.frame(until, hook=self.bridge.incoming)
+                if type(raw) is dict and raw.get("k") == "spun" and raw.get("final") is True:
+                    said = Spun.model_validate(raw)
+                    self.printed.keep(said.out)
+                    self.bridge.settle(raw)
+                    return said.line
+            except (WireError, OSError, ValidationError, KeyError, TypeError, NotATree):
                 return None
         return None
 
-    def _ask_line(self) -> bool:
-        """Signal the process to say its line; whether the signal went."""
+    def _ask_line(self, which: signal.Signals = signal.SIGUSR1) -> bool:
+        """Signal the process to say its line (SIGUSR1 for a look, SIGUSR2 as the test is
+        stopped); whether the signal went."""
         if self.speaker is None:
             return False
         try:
-            os.kill(self.speaker, signal.SIGUSR1)
+            os.kill(self.speaker, which)
         except OSError:
             return False
         return True

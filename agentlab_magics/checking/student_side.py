@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -251,6 +252,10 @@ class Server:
         self.handles: dict[int, Handle] = {}
         self.module: types.ModuleType | None = None
         self.filename = ""
+        self.stopped = False  # the judge is stopping the test (SIGUSR2): every sync whole
+        self.stop_waiting = False  # a stop asked while a frame was being written
+        self.said: tuple[float, int | None] = (-LOOK_GAP, None)  # CPU time and line of the
+        #                                                            last answer
         self.looked: list[types.FrameType] = []
         """The frames of the student's file at the last look (`probe`, `spinning`), held until
         the next, so a frame that is still there then is known by its id."""
@@ -269,14 +274,15 @@ class Server:
                            for value in call.synced]
         with self.writing:
             write_frame(self.write_fd, message)
+        self.answer_waiting_stop()
 
     def receive(self) -> dict:
         self.incoming.arriving, self.incoming.plain = [], True
         return self.reader.frame(hook=self.incoming)
 
     def whole(self) -> bool:
-        """Whether a call running was told to sync whole."""
-        return any(call.whole for call in self.calls)
+        """Whether a call running was told to sync whole, or the test is being stopped."""
+        return self.stopped or any(call.whole for call in self.calls)
 
     def reference(self, container: list | dict) -> tuple[int | None, bool]:
         """The judge's reference for `container`, if a call still running handed it over
@@ -420,18 +426,58 @@ class Server:
                     os._exit(3)
 
     def spinning(self, _signal: int, frame: types.FrameType | None) -> None:
-        """On SIGUSR1: tell the judge the line of the student's file a stuck run keeps running
-        (`looping_line`: the frame that was there at the last look too, else the innermost;
-        this thread's first), or nothing when no frame is in it. Never while a frame is being
-        written."""
-        before, self.looked = self.looked, self._frames(frame)
-        line = looping_line(self.looked, before)
-        if line is None or not self.writing.acquire(blocking=False):
+        """On SIGUSR1 (a look while a test runs): tell the judge the line of the student's
+        file a stuck run keeps running (`looping_line`: the frame that was there at the last
+        look too, else the innermost; this thread's first), or nothing when no frame is in
+        it. Never while a frame is being written."""
+        self._say_line(frame, stopping=False)
+
+    def stopping(self, _signal: int, frame: types.FrameType | None) -> None:
+        """On SIGUSR2 (the judge stops the test, out of time, and this process next): the line
+        as `spinning` says it, with what the code printed and every list and dict the calls
+        running were handed, whole, as they stand, so the report draws the record the run had
+        made. What encoding them here changes of this process's state matters no more."""
+        self.stopped = True
+        self._say_line(frame, stopping=True)
+
+    def _say_line(self, frame: types.FrameType | None, stopping: bool) -> None:
+        """Answer the judge's question: a stop asked while a frame is being written (this
+        thread's, as when it comes during a look's answer) is answered once it is out, and
+        a question that comes at once after an answer gets the same line (a look needs time
+        between it and the last to tell the frame that loops)."""
+        now = time.process_time()
+        if now - self.said[0] < LOOK_GAP:
+            line = self.said[1]
+        else:
+            before, self.looked = self.looked, self._frames(frame)
+            line = looping_line(self.looked, before)
+            self.said = (now, line)
+        if line is None:
+            return
+        if not self.writing.acquire(blocking=False):
+            self.stop_waiting = self.stop_waiting or stopping
             return
         try:
-            write_frame(self.write_fd, {"k": "spun", "line": line, "out": "", "sync": []})
+            said: dict[str, Any] = {"k": "spun", "line": line, "out": "", "sync": []}
+            if stopping:
+                said["final"] = True
+                self.outgoing.named = set()
+                try:
+                    said["sync"] = [self.outgoing.encode(value) for call in self.calls
+                                    for value in call.synced]
+                except Exception:  # a value the code made that cannot be sent: the line alone
+                    said["sync"] = []
+                said["out"] = self.output.take()
+            write_frame(self.write_fd, said)
         finally:
             self.writing.release()
+        self.answer_waiting_stop()
+
+    def answer_waiting_stop(self) -> None:
+        """Answer a stop that came while a frame was being written, now that it is out."""
+        if self.stop_waiting:
+            self.stop_waiting = False
+            self._say_line(None, stopping=True)
 
     def _frames(self, frame: types.FrameType | None) -> list[types.FrameType]:
         """The frames of the student's file: this thread's (from `frame`), else another's."""
@@ -439,6 +485,7 @@ class Server:
 
 
 SERVER: Server  # the one server of this process
+LOOK_GAP = 0.005  # seconds of CPU time a look must be after the last to be a look of its own
 
 
 def settled(value: Any) -> Any:
@@ -487,6 +534,7 @@ def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
         signal.signal(signal.SIGPROF, SERVER.probe)
         signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)
     signal.signal(signal.SIGUSR1, SERVER.spinning)
+    signal.signal(signal.SIGUSR2, SERVER.stopping)
     write_frame(write_fd, {"k": "hello", "version": VERSION, "pid": os.getpid(),
                            "out": "", "sync": []})
     try:

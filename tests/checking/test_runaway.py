@@ -272,3 +272,19 @@ def test_a_loop_that_keeps_calling_a_correct_function_is_blamed_not_the_function
             "(`while tool_calls(reply):`)") in cause.lead
     said = [o.parting["summary"] for o in spun if o.parting]
     assert said and all("when the test stopped it" in summary for summary in said), said
+
+
+def test_a_run_stopped_for_its_time_draws_the_record_it_had_made():
+    """The record under a timeout is the record as it stood when the test stopped the run: the
+    reply the loop appended before it spun is on it (it was "Record 1 message")."""
+    reference = find_lab("lesson3").reference
+    given = "        calls = tool_calls(reply)\n"
+    source = reference.replace(given, "        print('spinning now')\n"
+                               "        while tool_calls(reply):\n            pass\n" + given, 1)
+    report = run("lesson3", "", source=source, timeout=2.0)
+    stopped = [o for o in report.outcomes if o.spun_on is not None]
+    assert stopped
+    for outcome in stopped:
+        roles = [message["role"] for message in outcome.record or []]
+        assert roles[:2] == ["user", "assistant"], (outcome.name, roles)
+    assert "spinning now" in stopped[0].output

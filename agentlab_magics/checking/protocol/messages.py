@@ -14,9 +14,9 @@ functions here, and what a student process may say, checked here before anything
                       used a handle (an object of the judge's), and waits for the answer
                       {"k": "cap", "length", "edges"}: a list the judge handed over grew past
                       RECORD_CAP; the student process then exits
-                      {"k": "spun", "line"}: on SIGUSR1 (the judge's question, when a test's
-                      time runs out or a glance looks), the line of the student's file the
-                      code is running
+                      {"k": "spun", "line"}: on SIGUSR1 (a glance's question), the line of
+                      the student's file the code is running; on SIGUSR2 (the test is being
+                      stopped) the same with "final": true, and "out" and "sync" as they stand
 
 Every message from a student process also carries "out" (what the code printed since its last
 message, capped: `printed`) and "sync" (each list or dict the judge handed to a call still
@@ -110,11 +110,13 @@ class Cap(_FromStudent):
 
 
 class Spun(_FromStudent):
-    """The line of the student's file the code was running when the judge asked (SIGUSR1):
-    the student's word, which only names a line in a sentence."""
+    """The line of the student's file the code was running when the judge asked (SIGUSR1 for
+    a look, SIGUSR2 as it stops the test: `final`, with the output and the syncs as they
+    stand): the student's word, which only names a line in a sentence."""
 
     k: Literal["spun"]
     line: int
+    final: bool = False
 
 
 FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Read | Cap | Spun,
