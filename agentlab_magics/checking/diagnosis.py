@@ -57,12 +57,19 @@ class Cause:
     own: bool = False
     """Whether the sentence is no more than its one test's own message, which every report
     shows under the test: then it leads nothing."""
+    failing: int = 0
+    """How many tests of the report fail, this cause's and others'."""
 
     @property
     def lead(self) -> str:
+        """The sentence a report leads with; where other tests fail for other reasons, it
+        counts this cause's among all that fail."""
         count = len(self.tests)
         if count == 1:
             return self.sentence if self.sentence.endswith(".") else f"{self.sentence}."
+        if self.failing > count:
+            return (f"{count} of the {self.failing} failing tests fail for one reason: "
+                    f"{self.sentence}.")
         return f"{count} tests fail for one reason: {self.sentence}."
 
 
@@ -84,7 +91,8 @@ def causes(report: CheckReport) -> list[Cause]:
         groups.setdefault(key, []).append(outcome)
         first.setdefault(key, sentence)
     return [Cause(first[key], [outcome.name for outcome in members],
-                  min(members, key=_size).name, own=_own_words(first[key], members))
+                  min(members, key=_size).name, own=_own_words(first[key], members),
+                  failing=len(failing))
             for key, members in groups.items()]
 
 
@@ -152,7 +160,8 @@ def first_refusal(requests: list[SentRequest] | None) -> str | None:
 
 def _result_misshapen(refused: str, shape: str) -> str:
     """For a call the provider found unanswered: what stands where its result belongs, when
-    that is a user message or a toolResult naming no call ("" otherwise, or when the shape
+    that is a user message (the result sent as the user's, or none before the next prompt:
+    the sentence fits both) or a toolResult naming no call ("" otherwise, or when the shape
     kept is too short to say)."""
     unanswered = UNANSWERED.search(refused)
     if unanswered is None:
@@ -162,9 +171,10 @@ def _result_misshapen(refused: str, shape: str) -> str:
     after = [token for token in tokens[index + 1:] if not token.startswith("R(c")]
     if not after or index >= len(tokens):
         return ""
-    if after[0] == "U":
-        return (f"the result of call {call} is sent as a user message: a tool's result is a "
-                "message of role \"toolResult\" naming the call it answers in tool_call_id")
+    if after[0] == "U":  # its result sent as the user's, or no result before a new prompt
+        return (f"call {call} is followed by a user message, not its toolResult: each call's "
+                "result is a message of role \"toolResult\" (naming the call in tool_call_id), "
+                "right after the reply that asked for it")
     if after[0] == "R(None)":
         return (f"the result of call {call} has no tool_call_id: a toolResult names the call "
                 "it answers, tool_call_id the call's id")

@@ -74,7 +74,7 @@ CASES: list[tuple[Mutant, str, list[str]]] = [
      "tests fail for one reason: run_agent called the model again after a failed reply", []),
     (MUTANT["the turns counted from the list"], "count the turns of this run", []),
     (MUTANT["a result that is the user's message"],
-     "tests fail for one reason: the result of call c1 is sent as a user message",
+     "tests fail for one reason: call c1 is followed by a user message, not its toolResult",
      ["never gets a toolResult"]),
     (MUTANT["a result without its tool_call_id"],
      "tests fail for one reason: the result of call c1 has no tool_call_id",
@@ -187,3 +187,14 @@ def test_a_visible_test_that_goes_on_is_drawn_beside_the_reference_from_where_th
 
 def test_there_are_the_issues_cases_and_at_least_twenty_more():
     assert len(CASES) >= 5 + 20
+
+
+def test_a_lead_counts_its_tests_among_all_that_fail(check):
+    """A cause that some of the failures share says how many of how many: the others keep
+    their own sentences, and no reader takes the lead for every failure."""
+    report = check(MUTANT["run_tool that answers with the tool's name as id"])
+    failing = sum(not outcome.passed for outcome in report.outcomes)
+    (shared, *_) = [cause for cause in causes(report) if len(cause.tests) > 1]
+    assert len(shared.tests) < failing
+    assert shared.lead.startswith(
+        f"{len(shared.tests)} of the {failing} failing tests fail for one reason: ")
