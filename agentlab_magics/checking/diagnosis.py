@@ -169,7 +169,7 @@ def _result_misshapen(refused: str, shape: str) -> str:
     index, call = int(unanswered[1]), unanswered[2]
     tokens = shape.split()
     after = [token for token in tokens[index + 1:] if not token.startswith("R(c")]
-    if not after or index >= len(tokens):
+    if not after:
         return ""
     if after[0] == "U":  # its result sent as the user's, or no result before a new prompt
         return (f"call {call} is followed by a user message, not its toolResult: each call's "

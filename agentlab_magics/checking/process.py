@@ -348,9 +348,9 @@ class StudentProcess:
     def last_line(self) -> int | None:
         """The line of the student's file a process being stopped says it was running (within
         LINE_LIMIT; other messages it sends meanwhile, a glance's late answer among them, are
-        left unread), or None; what it
-        printed is kept, and the lists it synced with it are written back as any message's
-        are (`Bridge.settle`: only those handed to a call still running, only trees)."""
+        left unread), or None; what it printed is kept, and the lists it synced with it are
+        written back as any message's are (`Bridge.settle`: only those handed to a call still
+        running, only trees)."""
         if not (self.alive and self._ask_line(signal.SIGUSR2)):
             return None
         until = time.monotonic() + LINE_LIMIT

@@ -126,6 +126,11 @@ def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
     return carried
 
 
+# What stops a run from outside it: the checker's stops (time, a broken protocol, an ended
+# process) and the lab's caps.
+CUT_SHORT = (Stopped, CapReached)
+
+
 def ran_on(stopped: BaseException | None) -> bool:
     """Whether a test stopped because the run went on past its end: a cap on calls or on the
     record was reached, or the test's script had no reply left."""
@@ -314,7 +319,7 @@ class Trial:
             return (f"Loading your code ended the process that runs it ({exc.args[0]}), so "
                     "nothing could be checked: look for os._exit or sys.exit at the top level "
                     "of the file.")
-        if isinstance(exc, (Stopped, CapReached)):
+        if isinstance(exc, CUT_SHORT):
             return str(exc.args[0]) if exc.args else "The check stopped loading your code."
         described = description_of(exc)
         if described is None:
@@ -359,8 +364,7 @@ class Trial:
         if isinstance(stopped, OutOfTime):
             self.spun(outcome, stopped)
         reference = reference_run(test.name, held_back=test.held_back)
-        parted = (parting(requests, sent, reference, cut=isinstance(stopped, (Stopped,
-                                                                        CapReached)))
+        parted = (parting(requests, sent, reference, cut=isinstance(stopped, CUT_SHORT))
                   if stopped is not None and requests and reference else None)
         if parted and test.held_back:  # no shape of a held-back run is shown, only the sentence
             outcome.message = cap(f"{outcome.message} {parted['summary']}")
@@ -397,7 +401,7 @@ class Trial:
             return "error", (f"Your code ended the process running this test ({exc.args[0]}), "
                              "so the test could not finish: look for os._exit, a crash in very "
                              "deep recursion, or memory running out.")
-        if isinstance(exc, (Stopped, CapReached)):
+        if isinstance(exc, CUT_SHORT):
             return "error", str(exc.args[0]) if exc.args else "The check stopped this test."
         described = description_of(exc)
         if described is not None:

@@ -40,6 +40,8 @@ from agentlab_magics.checking.unchanged import Snapshots
 from agentlab_magics.lab.caps import RECORD_CAP
 from agentlab_magics.lab.drive import drive
 
+LOOK_GAP = 0.005  # seconds of CPU time a look must be after the last to be a look of its own
+
 
 class CappedText(io.TextIOBase):
     """sys.stdout and sys.stderr while the code runs: what it printed since the last message,
@@ -485,7 +487,6 @@ class Server:
 
 
 SERVER: Server  # the one server of this process
-LOOK_GAP = 0.005  # seconds of CPU time a look must be after the last to be a look of its own
 
 
 def settled(value: Any) -> Any:

@@ -105,10 +105,10 @@ def test_two_calls_get_two_results_in_call_order(harness, record):
         lab.say("Both read.")], tools=[files_tool(CHAIN)], record=record)
     assert lab.shape(messages) == "U A[c1,c2] R(c1) R(c2) A", (
         f"Two calls in one reply: the run made {said(model, messages)}.")
-    contents = [m["content"] for m in messages if m["role"] == "toolResult"]
+    results = [m for m in messages if m["role"] == "toolResult"]
+    contents = [m["content"] for m in results]
     assert exact(contents, [CHAIN["start.txt"], CHAIN["last.txt"]], "the results' contents"), (
         f"The results hold {contents}: each must be the output of the call it answers.")
-    results = [m for m in messages if m["role"] == "toolResult"]
     expected = [{"role": "toolResult", "tool_call_id": call_id, "tool_name": "read",
                  "content": content, "is_error": False}
                 for call_id, content in (("c1", CHAIN["start.txt"]), ("c2", CHAIN["last.txt"]))]
