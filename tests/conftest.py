@@ -79,6 +79,27 @@ SHARED_FIXTURES = {"tests/course/test_class_report.py": "class_term",
                    "tests/browser/test_class_report_page.py": "class_term"}
 
 
+# The files that take longest (seconds of wall time under CI, from `--durations`), longest
+# first: the workers take them first, so none is left running alone at the end while the other
+# workers wait (xdist would order the files by their number of tests, and the longest of all,
+# a round made once for a handful of tests, would come last). Only the order comes from here;
+# a file not named runs after these, in the order collected.
+LONGEST_FIRST = ["tests/honest/test_styles.py", "tests/security/test_autograde_attacks.py",
+                 "tests/course/test_parallel_autograde.py",
+                 "tests/course/test_nbgrader_pipeline.py",
+                 "tests/security/test_checker_attacks.py", "tests/mutation/test_mutants.py",
+                 "tests/hub/test_hub.py", "tests/security/test_batch_isolation.py",
+                 "tests/course/test_fake_students.py", "tests/test_install_lines.py",
+                 "tests/checking/test_runaway.py", "tests/security/test_one_submission_alone.py"]
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The files named in LONGEST_FIRST first, in that order; the rest as collected (every
+    file's tests keep their own order). Each xdist worker collects, and sorts, alike."""
+    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 def pytest_xdist_auto_num_workers(config) -> int:
     """`-n auto`: a worker for each core this process may use, and one more, since much of the
     suite waits on kernels, servers and browsers (measured on 2 cores: 10.9 minutes with 3
@@ -94,6 +115,8 @@ def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
+
+    config.option.loadscopereorder = False  # the order LONGEST_FIRST gave the collection
 
     class ByFile(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
