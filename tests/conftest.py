@@ -97,7 +97,12 @@ def pytest_collection_modifyitems(items) -> None:
     """The files named in LONGEST_FIRST first, in that order; the rest as collected (every
     file's tests keep their own order). Each xdist worker collects, and sorts, alike."""
     rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))
+
+
+def _file_of(nodeid: str) -> str:
+    """The test file a test id names."""
+    return nodeid.split("::", 1)[0]
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
@@ -120,7 +125,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ByFile(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
+            path = _file_of(nodeid)
             return SHARED_FIXTURES.get(path, path)
 
     return ByFile(config, log)

@@ -97,8 +97,8 @@ FORGERIES = {
 }
 
 
-# Seconds after which a check is taken never to end: each of its tests is stopped after 1 s, so
-# this only fails a check that hangs, however busy the machine.
+# Seconds after which a check is taken never to end: each of its tests is stopped after a
+# second at most, so this only fails a check that hangs, however busy the machine.
 NEVER_ENDS = 600
 # The disruptions that only spin are stopped sooner: each of lesson 5's 40 tests spins to its
 # limit (40 s of CPU at 1 s), and what they prove (the judge's clock, not the student's alarm or
@@ -108,11 +108,13 @@ SPINNING = {"alarm ignored, then a hang", "a thread left running, then a hang"}
 SPIN_LIMIT = "0.3"
 
 
-def check(tmp_path, source: str, *extra: str) -> subprocess.CompletedProcess:
+def check(tmp_path, source: str, *extra: str, timeout: str = "1"
+          ) -> subprocess.CompletedProcess:
+    """`agentlab check lesson5` of `source`, each test given `timeout` seconds."""
     path = tmp_path / "harness.py"
     path.write_text(source, encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "agentlab_magics", "check", "lesson5",
-                           "--harness", str(path), "--timeout", "1", *extra],
+                           "--harness", str(path), "--timeout", timeout, *extra],
                           capture_output=True, text=True, timeout=NEVER_ENDS)
 
 
@@ -152,8 +154,8 @@ def earned_beyond_the_starter(tmp_path, lab_id: str, added: str) -> set[str]:
 
 @pytest.mark.parametrize("name", DISRUPTIONS)
 def test_a_disruption_never_passes_and_the_check_ends_with_a_report(tmp_path, name):
-    limit = ("--timeout", SPIN_LIMIT) if name in SPINNING else ()
-    done = check(tmp_path, DISRUPTIONS[name], "--json", *limit)
+    done = check(tmp_path, DISRUPTIONS[name], "--json",
+                 timeout=SPIN_LIMIT if name in SPINNING else "1")
     report = json.loads(done.stdout)  # --json prints the report and nothing else
     # 1: a test failed; 2: the code could not be checked at all; never 0
     assert done.returncode == (2 if report["problem"] else 1), done.stdout[-2000:]
@@ -206,7 +208,7 @@ def test_the_reference_still_passes_with_its_report_alone_on_stdout(tmp_path):
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e10", "ten"])
 def test_a_time_limit_must_be_finite_and_positive(tmp_path, value):
-    done = check(tmp_path, REFERENCE, "--timeout", value)
+    done = check(tmp_path, REFERENCE, timeout=value)
     assert done.returncode == 2
     assert "The time limit must be a number of seconds above 0" in done.stderr
     assert "Traceback" not in done.stderr
