@@ -6,8 +6,9 @@ every call crossing the pipe), ipytest (`ipytest.run()` in a real IPython shell 
 test functions and fixtures, pytest.main underneath, the code in the same process), and the
 floor (the same test functions called by hand in this process, nothing isolated). Then what
 the process boundary costs: one crossing's round trip (the judge calls a student function
-that returns at once; the student's code calls a judge object), how many crossings each
-lab's check makes and the kilobytes they carry each way. Snapshots the ratios; asserts nothing.
+that returns at once; the student's code calls a judge object), each with nothing and with a
+dozen-message list, how many crossings each lab's check makes and the kilobytes they carry
+each way. Snapshots the ratios; asserts nothing.
 Run: python bench/bench_check.py [repeats]  (needs `pip install ipytest`).
 
 `python bench/bench_check.py kernel [checks]`: one real kernel's memory after its first %%check
@@ -49,8 +50,8 @@ LABS = tuple(labs())
 PYDANTIC_FLOOR = ("from pydantic import BaseModel\n"
                   "class Report(BaseModel):\n    title: str\n    passed: int = 0\n"
                   "Report(title='lesson1')")
-ECHO = "def nothing():\n    return None\n\ndef ask(handle, times):\n" \
-       "    for _ in range(times):\n        handle()\n"
+ECHO = ("def nothing(*_):\n    return None\n\ndef ask(handle, times, carried):\n"
+        "    for _ in range(times):\n        handle(MESSAGES) if carried else handle()\n")
 
 
 class InProcess:
@@ -123,55 +124,77 @@ def crossings(lab) -> tuple[int, float, float]:
     from agentlab_magics.checking.protocol import frames
 
     counted, sent, received = [0], [0], [0]
-    send, frame_of, decoded = StudentProcess.send, frames.frame_of, frames._decoded
+    send, frame = StudentProcess.send, frames.Reader.frame
 
-    def counting(self, message):
+    def counting(self, body):
         counted[0] += 1
-        return send(self, message)
+        sent[0] += len(body) + frames.HEADER.size
+        return send(self, body)
 
-    def sending(message):
-        made = frame_of(message)
-        sent[0] += len(made)
-        return made
-
-    def receiving(body, decoder):
+    def receiving(self, *args):
+        body = frame(self, *args)
         received[0] += len(body) + frames.HEADER.size
-        return decoded(body, decoder)
+        return body
 
-    StudentProcess.send, frames.frame_of, frames._decoded = counting, sending, receiving
+    StudentProcess.send, frames.Reader.frame = counting, receiving
     try:
         run(lab.id, "", source=lab.reference)
     finally:
-        StudentProcess.send, frames.frame_of, frames._decoded = send, frame_of, decoded
+        StudentProcess.send, frames.Reader.frame = send, frame
     return counted[0], sent[0] / 1024, received[0] / 1024
 
 
-def round_trips(repeats: int = 2000, one_cpu: bool = True) -> tuple[float, float]:
-    """Microseconds of one crossing's round trip: the judge calling a student function that
-    returns at once, and the student's code calling a judge object that returns at once; with
-    `one_cpu`, the two held on one CPU as a check holds them."""
+def dozen_messages() -> list[dict]:
+    """A conversation of a dozen messages as lesson 7's runs make them: a user's question,
+    then the model's calls of a tool and the tool's results, each with their fields."""
+    messages: list[dict] = [{"role": "user", "content": "Read notes.txt and summarise it."}]
+    for turn in range(6):
+        call = {"type": "toolCall", "id": f"c{turn}", "name": "read_file",
+                "arguments": {"path": "notes.txt"}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "Reading."},
+                                                          call],
+                         "stop_reason": "toolUse", "usage": {"input": 120, "output": 30}})
+        messages.append({"role": "toolResult", "tool_call_id": f"c{turn}",
+                         "tool_name": "read_file", "is_error": False,
+                         "content": [{"type": "text", "text": "line one\nline two\n" * 3}]})
+    return messages[:12]
+
+
+def round_trips(repeats: int = 2000, one_cpu: bool = True) -> dict[str, float]:
+    """Microseconds of one crossing's round trip, by what it carries: the judge calling a
+    student function that returns at once, with nothing and with a dozen-message list; the
+    student's code calling a judge object that returns at once, with nothing and with a
+    dozen-message list of its own. With `one_cpu`, the two held on one CPU as a check holds
+    them."""
     with judge_here() if one_cpu else contextlib.nullcontext():
         return _round_trips(repeats, one_cpu)
 
 
-def _round_trips(repeats: int, one_cpu: bool) -> tuple[float, float]:
+def _round_trips(repeats: int, one_cpu: bool) -> dict[str, float]:
     process = StudentProcess.local()
     if one_cpu:
         join(process.pid)
+    messages = dozen_messages()
     try:
-        process.load(ECHO, "<bench>", "bench", ["nothing", "ask"], [], 10.0)
+        process.load(ECHO + f"MESSAGES = {messages!r}\n", "<bench>", "bench",
+                     ["nothing", "ask"], [], 10.0)
         process.begin(600.0)
         process.call("nothing", (), {})
-        started = time.perf_counter()
-        for _ in range(repeats):
-            process.call("nothing", (), {})
-        call = (time.perf_counter() - started) / repeats
-        started = time.perf_counter()
-        process.call("ask", (lambda: None, repeats), {})
-        back = (time.perf_counter() - started) / repeats
+        times = {}
+        for name, args in (("judge -> student", ()), ("judge -> student, 12 messages",
+                                                      (messages,))):
+            started = time.perf_counter()
+            for _ in range(repeats):
+                process.call("nothing", args, {})
+            times[name] = (time.perf_counter() - started) / repeats * 1e6
+        for name, carried in (("student -> judge", False), ("student -> judge, 12 messages",
+                                                           True)):
+            started = time.perf_counter()
+            process.call("ask", (lambda *_: None, repeats, carried), {})
+            times[name] = (time.perf_counter() - started) / repeats * 1e6
     finally:
         process.kill()
-    return call * 1e6, back * 1e6
+    return times
 
 
 def main(repeats: int = 15) -> None:
@@ -197,11 +220,10 @@ def main(repeats: int = 15) -> None:
         print(f"{lab.id:18} {count:5} {checked:11.1f} {with_ipytest:11.1f} {called:9.1f} "
               f"{with_ipytest / checked:13.1f}x {checked / called:11.1f}x {frames:10} "
               f"{out:7.0f} {back:8.0f}")
-    call, back = round_trips()
-    apart = round_trips(one_cpu=False)
-    print(f"one crossing's round trip: {call:.0f} us judge -> student, {back:.0f} us "
-          f"student -> judge (on one CPU, as a check holds them; on two: {apart[0]:.0f} us and "
-          f"{apart[1]:.0f} us)")
+    together, apart = round_trips(), round_trips(one_cpu=False)
+    print("one crossing's round trip, on one CPU as a check holds them (on two):")
+    for name, micros in together.items():
+        print(f"  {name:31} {micros:6.0f} us ({apart[name]:.0f} us)")
     print(f"the slowest lab is {slowest:.1f}x faster than ipytest; goal: at least 2x on every "
           "lab (aim 5x), with the process boundary in place")
 

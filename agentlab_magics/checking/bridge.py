@@ -9,163 +9,34 @@ records they keep, stay the truth. Lists and dicts handed to a call cross with a
 come back after every message with what they hold, and go back into the very lists and dicts
 the test holds, while that call runs and only if every value is still a tree (`tree_shaped`).
 A lab value crosses by what makes it (`lab.remaking`). What comes back that is not data stands
-here as a stranger of its class's name (`Foreign`), or, when it can be called, as a `Remote`
-whose calls run in the student process; a student's exception as the builtin class it was or a
-`ForeignError` of its name (`Strangers.exception`). `Bridge` keeps the tables of one student
-process: nothing of one test's crosses into the next but the handles lent.
+here as a stand-in (`stand_ins`). `Bridge` keeps the tables of one student process: nothing of
+one test's crosses into the next but the handles lent.
 """
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from agentlab_magics.checking.protocol.caps import STRANGERS_CAP
-from agentlab_magics.checking.protocol.messages import Described
-from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
+from agentlab_magics.checking.protocol.caps import DEPTH_CAP
+from agentlab_magics.checking.protocol.frames import WireError
+from agentlab_magics.checking.protocol.values import (
+    Inbound,
+    NotPlain,
+    Outbound,
+    plain_pickle,
+    type_name,
+)
+from agentlab_magics.checking.stand_ins import (
+    Foreign,
+    Peer,
+    Remote,
+    RemoteStep,
+    Strangers,
+    imitation,
+)
 from agentlab_magics.checking.stopped import Stopped, Unreadable
 from agentlab_magics.lab.remaking import made, recipe
-from agentlab_magics.lab.steps import Step
-
-SAFE_BUILTINS = frozenset(
-    name for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, Exception)
-    and not issubclass(value, (StopIteration, StopAsyncIteration)))
-
-
-class Peer(Protocol):
-    """What the bridge asks of the student process it serves: to run a call there, and to be
-    killed, with the sentence that says why, when it breaks the protocol."""
-
-    def call(self, target: Any, args: tuple, kwargs: dict, method: str | None = None) -> Any:
-        ...
-
-    def broken(self, stop: Stopped) -> Stopped:
-        ...
-
-
-class ForeignError(Exception):
-    """An exception of the student's code whose class is not a builtin one: it stands here as
-    a class of its name, deriving from the builtin classes it derives from."""
-
-
-class Foreign:
-    """An object of the student's that is not data, as the judge holds it: its class's name
-    and the number that brings the very object back; nothing of it runs here."""
-
-    __slots__ = ("ident",)
-
-    def __init__(self, ident: int) -> None:
-        self.ident = ident
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} object>"
-
-
-class RemoteStep(Step):
-    """A step of the student's own (a lab.steps.Step subclass of theirs): the judge's model
-    plays it like any step, and each answer is asked of the student's object, there."""
-
-    def __init__(self, process: Peer, ident: int, name: str) -> None:
-        self.process, self.ident, self.name = process, ident, name
-        self.rules = (f"answers as the student's {name} does;",)
-
-    def describe(self) -> str:
-        return f"{self.name}()"
-
-    def answer(self, request: Any) -> Any:
-        return self.process.call({"$c": self.ident}, (request,), {}, method="answer")
-
-
-class Remote:
-    """A function (or other callable) of the student's: calling it runs it in the student
-    process, with this test's time."""
-
-    __slots__ = ("ident", "process")
-
-    def __init__(self, process: Peer, ident: int | str) -> None:
-        self.process, self.ident = process, ident
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        target = self.ident if type(self.ident) is str else {"$c": self.ident}
-        return self.process.call(target, args, kwargs)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} of the student's code>"
-
-
-class Strangers:
-    """The classes the student's objects and exceptions stand here as, made for one student
-    process (so no check's names cost another's anything), at most STRANGERS_CAP."""
-
-    def __init__(self) -> None:
-        self.made: dict[tuple[str, Any], type] = {}
-
-    def cls(self, name: str, base: type) -> type:
-        """The class a student's object of class `name` stands here as: `base` (Foreign,
-        Remote, or the plain type a subclass of theirs imitated), under their class's name."""
-        if len(self.made) >= STRANGERS_CAP - 1 and (name, base) not in self.made:
-            name = "object"  # the one class past the cap, for every name
-        if (name, base) not in self.made:
-            shown = name if name.isidentifier() and len(name) <= 80 else "object"
-            namespace = ({"__module__": "student", "__slots__": ()}
-                         if base in (Foreign, Remote) else {"__module__": "student"})
-            self.made[(name, base)] = type(shown, (base,), namespace)
-        return self.made[(name, base)]
-
-    def exception_class(self, name: str, bases: tuple[type, ...]) -> type:
-        """The class an exception of the student's class `name` stands here as: ForeignError
-        and `bases` (builtin exception classes), under their class's name; ForeignError
-        itself when those cannot be combined, or past the cap."""
-        key = (name, bases)
-        if key not in self.made:
-            if len(self.made) >= STRANGERS_CAP - 1:
-                return ForeignError
-            shown = name if name.isidentifier() and len(name) <= 80 else "Exception"
-            try:
-                self.made[key] = type(shown, (ForeignError, *bases), {"__module__": "student"})
-            except TypeError:  # builtin bases whose layouts conflict
-                return ForeignError
-        return self.made[key]
-
-    def exception(self, description: Described) -> Exception:
-        """The student's exception as an exception here, its description as `.described`: the
-        builtin class itself when it was exactly one (so a test may ask `type(exc) is
-        ValueError`), else a class of its name deriving from the builtin classes it derived
-        from (`exception_class`), or from as many of them as take its arguments; never one
-        that would stop the judge (SystemExit, KeyboardInterrupt)."""
-        args = tuple(description.args)
-        if description.module == "builtins" and description.type in SAFE_BUILTINS:
-            exc = _made(getattr(builtins, description.type), args)
-        else:
-            exc = None
-        bases = tuple(getattr(builtins, base) for base in description.bases
-                      if base in SAFE_BUILTINS and base != "Exception")
-        for tried in (bases, bases[:1], ()):
-            if exc is None:
-                exc = _made(self.exception_class(description.type, tried), args)
-        made = exc if exc is not None else ForeignError(*args)
-        setattr(made, "described", description)  # noqa: B010 (an attribute of ours on theirs)
-        return made
-
-
-def _made(kind: type, args: tuple) -> Exception | None:
-    """`kind(*args)`, or None when `kind` does not take those arguments (a UnicodeDecodeError
-    wants five of given types, an ExceptionGroup a list of exceptions)."""
-    try:
-        made = kind(*args)
-        str(made)
-    except Exception:
-        return None
-    return made if isinstance(made, Exception) else None
-
-
-def description_of(exc: BaseException) -> Described | None:
-    """The description an exception carries when it came from the student's code."""
-    found = getattr(exc, "described", None)
-    return found if isinstance(found, Described) else None
-
 
 _ABSENT = object()  # no contents given with a reference
 
@@ -222,78 +93,177 @@ def public(value: Any) -> tuple[list[str], list[str]]:
     return methods, [name for name in names if name not in methods]
 
 
+NAMED_TWICE = object()
+"""Stands, in a call's message, after its arguments, for whether writing them named one list or
+dict twice among the calls running (`Outgoing.stranger`)."""
+
+
 class Outgoing(Outbound):
-    """The judge's values for the student process: a list or dict handed to a call goes with
+    """The judge's messages for the student process: a list or dict handed to a call goes with
     a reference (only while `naming`), an object of the student's as its number, a lab value
     by what makes it, any other object as a handle."""
 
     def __init__(self, bridge: Bridge) -> None:
+        super().__init__()
         self.bridge = bridge
-        self.naming = False
+        self.naming: tuple[Any, Any, Any] | None = None
+        """While a call's message is written: the message, its arguments' list and its
+        keywords' dict, the containers in it that are the message's own, not named."""
+        self.fresh: Any = None  # the copy a reference just returned carries: written as data
 
-    def container(self, value: Any, depth: int, path: set[int]) -> Any:
-        tree = self.contents(value, depth, path)
-        if not self.naming or type(value) is tuple:
-            return tree
-        return {"$r": self.bridge.remember(value), "v": tree}
+    def container(self, value: list | dict) -> Any:
+        naming = self.naming
+        if naming is None or value is self.fresh or value is naming[0] or value is naming[1] \
+                or value is naming[2]:
+            self.fresh = None
+            return None
+        self.fresh = list(value) if type(value) is list else dict(value)
+        return ("$r", self.bridge.remember(value), self.fresh)
 
     def stranger(self, value: Any) -> Any:
+        if value is NAMED_TWICE:
+            return ("$w", self.bridge.named_twice())
         if isinstance(value, Remote):
-            return {"$c": value.ident}
+            return ("$c", value.ident)
         if isinstance(value, RemoteStep):
-            return {"$o": value.ident}
+            return ("$o", value.ident)
         ident = value.ident if isinstance(value, Foreign) else getattr(value, "student_ident",
                                                                         None)
         if type(ident) is int:
-            return {"$o": ident}
+            return ("$o", ident)
         made_of = recipe(value)
         if made_of is not None:
-            return {"$v": made_of[0], "f": self.encode(made_of[1])}
+            return ("$v", *made_of)
         methods, attributes = public(value)
-        return {"$h": self.bridge.lend(value), "t": type_name(value), "c": callable(value),
-                "m": methods, "a": attributes}
+        return ("$h", self.bridge.lend(value), type_name(value), callable(value),
+                tuple(methods), tuple(attributes))
+
+
+class _Pending:
+    """An id read from the student's bytes, inert until the whole message is read and checked
+    (`Incoming.checked`): it can be neither called, built, added to nor given a state, so no
+    bytes can work on what the id stands for here."""
+
+    __slots__ = ("pid",)
+
+    def __init__(self, pid: Any) -> None:
+        self.pid = pid
+
+    def __setstate__(self, state: Any) -> None:
+        raise TypeError("an id given a state")
+
+
+class TooDeep(ValueError):
+    """A value from the student process nested deeper than DEPTH_CAP."""
+
+
+SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 
 
 class Incoming(Inbound):
     """The student process's values here: data as it is; a list or dict of ours put back in
     place; a handle as our object; the student's objects as stand-ins (`Foreign`, `Remote`,
-    a plain subclass copied into a class of its name)."""
+    a plain subclass copied into a class of its name).
+
+    The bytes are first held to plain data (`plain_pickle`: no memo, no global, no call), so
+    what CPython's unpickler reads of them is a tree, and each id stands as an inert `_Pending`
+    while it reads. Then one walk over the message (`checked`) refuses a value nested deeper
+    than DEPTH_CAP and makes each id what it stands for, innermost first: a message that holds
+    no id, and fewer containers than DEPTH_CAP, needs none."""
 
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
 
-    def tagged(self, tag: str, tree: dict) -> Any:
-        bridge = self.bridge
+    def loads(self, body: bytes) -> Any:
+        """The message `body` holds, its values checked and made; bytes that are not plain data
+        (`NotPlain`), cannot be read, or hold ids that stand for nothing are a WireError."""
+        try:
+            walk = plain_pickle(body)
+            message = super().loads(body)
+            return self.checked(message, 0) if walk else message
+        except (TooDeep, Stopped):
+            raise
+        except NotPlain as exc:
+            raise WireError(f"not plain data: {exc}") from None
+        except Exception as exc:
+            raise WireError(f"not the protocol's message: {type(exc).__name__}") from None
+
+    def tagged(self, pid: Any) -> Any:
+        return _Pending(pid)
+
+    def checked(self, value: Any, depth: int) -> Any:
+        """`value` at most DEPTH_CAP deep, each id in it made what it stands for (a list or
+        dict in place: it is fresh from the frame)."""
+        kind = type(value)
+        if kind is _Pending:
+            return self.stands_for(self.checked(value.pid, depth))
+        if kind is not list and kind is not dict and kind is not tuple:
+            return value
+        if depth > DEPTH_CAP + 3:  # the message, its sync and an id hold a value
+            raise TooDeep
+        depth += 1
+        checked = self.checked
+        if kind is list:
+            if not SCALARS.issuperset(map(type, value)):
+                for index, item in enumerate(value):
+                    if type(item) not in SCALARS:
+                        new = checked(item, depth)
+                        if new is not item:
+                            value[index] = new
+            return value
+        if kind is tuple:
+            if SCALARS.issuperset(map(type, value)):
+                return value
+            return tuple([checked(item, depth) for item in value])
+        if not SCALARS.issuperset(map(type, value)):  # a key that is not a scalar
+            return {checked(key, depth): checked(item, depth) for key, item in value.items()}
+        if not SCALARS.issuperset(map(type, value.values())):
+            for key, item in value.items():
+                if type(item) not in SCALARS:
+                    new = checked(item, depth)
+                    if new is not item:
+                        value[key] = new
+        return value
+
+    def stands_for(self, pid: Any) -> Any:
+        """What an id of the student process's stands for here."""
+        if type(pid) is not tuple or not pid:
+            raise TypeError("an id that is not a tuple")
+        bridge, tag = self.bridge, pid[0]
         if tag == "$r":
-            return bridge.referred(tree["$r"], tree.get("v", _ABSENT), tree.get("keep", 0))
+            if len(pid) == 2:
+                return bridge.referred(pid[1], _ABSENT)
+            _parts(pid, 5)
+            return bridge.referred(pid[1], pid[3], pid[2])
+        if tag == "$=":  # a list or dict written as each was met (`student_side.Outgoing`)
+            _parts(pid, 3)
+            if type(pid[1]) not in (list, dict):
+                raise TypeError("a container that is not one")
+            return pid[1]
         if tag == "$h":
-            return bridge.lent(tree["$h"])
+            _parts(pid, 2)
+            return bridge.lent(pid[1])
         if tag == "$c":
-            return bridge.remote(tree["$c"], str(tree.get("t", "function")))
+            _parts(pid, 3)
+            return bridge.remote(pid[1], str(pid[2]))
         if tag == "$o":
-            return bridge.foreign(tree["$o"], str(tree.get("t", "object")))
+            _parts(pid, 3)
+            return bridge.foreign(pid[1], str(pid[2]))
         if tag == "$s":
-            return bridge.remote_step(tree["$s"], str(tree.get("t", "Step")))
+            _parts(pid, 3)
+            return bridge.remote_step(pid[1], str(pid[2]))
         if tag == "$x":
-            return _imitation(bridge.strangers, str(tree["$x"]), str(tree["b"]), tree["v"],
-                              tree["id"])
+            _parts(pid, 5)
+            return imitation(bridge.strangers, str(pid[1]), str(pid[2]), pid[3], pid[4])
         if tag == "$v":
-            return made(str(tree["$v"]), tree["f"])
+            _parts(pid, 3)
+            return made(str(pid[1]), pid[2])
         raise KeyError(tag)
 
 
-PLAIN_BASES = {kind.__name__: kind for kind in (dict, list, tuple, str, int, float, bytes)}
-
-
-def _imitation(strangers: Strangers, name: str, base: str, value: Any, ident: Any) -> Any:
-    """A copy of a student's subclass of a plain type: its data, in a class of its name, with
-    the number that brings the student's very object back."""
-    kind = PLAIN_BASES[base]
-    if type(value) is not kind or type(ident) is not int:
-        raise TypeError(f"a {name} imitating {base} sent as {type(value).__name__}")
-    copy = strangers.cls(name, kind)(value)
-    copy.student_ident = ident
-    return copy
+def _parts(pid: tuple, count: int) -> None:
+    if len(pid) != count:
+        raise TypeError(f"an id of {len(pid)} parts where {count} are due")
 
 
 class Bridge:
@@ -329,20 +299,20 @@ class Bridge:
 
     # -- a call's lists and dicts -----------------------------------------------------------
 
-    def handed(self, args: tuple, kwargs: dict) -> tuple[list, dict, bool]:
-        """A call's arguments as they cross, each list and dict with the reference it comes
-        back by while the call runs (until `returned`); and whether one list or dict is now
-        named twice among the calls running."""
-        self.scopes.append(Scope([value for value in (*args, *kwargs.values())
+    def handed(self, call: dict) -> bytes:
+        """A call's message as it crosses, each list and dict of its arguments with the
+        reference it comes back by while the call runs (until `returned`)."""
+        self.scopes.append(Scope([value for value in (*call["a"], *call["kw"].values())
                                   if type(value) in (list, dict)]))
-        self.outgoing.naming = True
+        self.outgoing.naming = (call, call["a"], call["kw"])
         try:
-            encoded = ([self.outgoing.encode(arg) for arg in args],
-                       {str(key): self.outgoing.encode(item) for key, item in kwargs.items()})
+            return self.outgoing.dumps(call)
         finally:
-            self.outgoing.naming = False
-        named_twice = len({id(container) for container in self.refs.values()}) < len(self.refs)
-        return encoded[0], encoded[1], named_twice
+            self.outgoing.naming = None
+
+    def named_twice(self) -> bool:
+        """Whether one list or dict is named twice among the calls running."""
+        return len({id(container) for container in self.refs.values()}) < len(self.refs)
 
     def returned(self) -> None:
         """The last call handed over has returned (or failed): its references name nothing."""

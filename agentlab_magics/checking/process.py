@@ -33,13 +33,21 @@ from typing import Any
 from pydantic import ValidationError
 
 import agentlab_magics.checking.student_side as student_side
-from agentlab_magics.checking.bridge import Bridge, NotATree, call_lent, read_lent
+from agentlab_magics.checking.bridge import (
+    NAMED_TWICE,
+    Bridge,
+    NotATree,
+    TooDeep,
+    call_lent,
+    read_lent,
+)
 from agentlab_magics.checking.clock import Clock
 from agentlab_magics.checking.process_tree import host_pid
 from agentlab_magics.checking.protocol import VERSION, messages
 from agentlab_magics.checking.protocol.caps import (
     CALLBACK_CAP,
     CLOSE_LIMIT,
+    DEPTH_CAP,
     LINE_LIMIT,
     SEND_LIMIT,
     START_LIMIT,
@@ -65,6 +73,7 @@ from agentlab_magics.checking.protocol.messages import (
     Value,
 )
 from agentlab_magics.checking.protocol.printed import Printed
+from agentlab_magics.checking.protocol.values import Outbound
 from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped, Unreadable
 from agentlab_magics.lab.caps import CapReached, record_too_long
 
@@ -72,7 +81,7 @@ STUDENT_MODULE = "agentlab_magics.checking.student_side"
 # A student process's environment beyond its judge's: two malloc arenas, not one a thread
 # (each reserves 64 MB of the address space its memory cap counts)
 STUDENT_ENV = {"MALLOC_ARENA_MAX": "2"}
-RESET_FRAME = frame_of(messages.RESET)
+RESET_FRAME = frame_of(Outbound().plain_dumps(messages.RESET))
 
 
 @dataclass
@@ -203,30 +212,31 @@ class StudentProcess:
         called. Raises what the code raised while it loaded (`described`), or Stopped."""
         self.clock = Clock(self.pid, seconds, self.speaker)
         try:
-            said = self.converse(messages.load(source, filename, module, names, path),
-                                 expect=Loaded)
+            said = self.converse(self.bridge.outgoing.plain_dumps(
+                messages.load(source, filename, module, names, path)), expect=Loaded)
         finally:
             self.clock = None
         self.names, self.elsewhere = said.names, said.elsewhere
         return said.names
 
     def call(self, target: Any, args: tuple, kwargs: dict, method: str | None = None) -> Any:
-        """Call the student's function `target` (a name of its module or {"$c": number}), or
-        its `method`; what it returned, or what it raised, as `described`."""
+        """Call the student's function `target` (a name of its module, or the stand-in of one
+        of its objects, `bridge.Remote`), or its `method`; what it returned, or what it
+        raised, as `described`."""
         try:
-            encoded_args, encoded_kwargs, named_twice = self.bridge.handed(args, kwargs)
-            message = messages.call(target, encoded_args, encoded_kwargs, method,
-                                    whole=named_twice)
-            return self.converse(message, expect=Value).v
+            body = self.bridge.handed(messages.call(target, list(args), dict(kwargs), method,
+                                                    whole=NAMED_TWICE))
+            return self.converse(body, expect=Value).v
         finally:
             self.bridge.returned()
 
     # -- the conversation -------------------------------------------------------------------
 
-    def converse(self, message: dict, expect: type) -> Any:
-        """Send `message`; answer the student's calls back until its answer (`expect`) comes.
-        Whatever stops this early leaves the process with the turn: it is killed."""
-        self.send(message)
+    def converse(self, body: bytes, expect: type) -> Any:
+        """Send a message (`body`, its bytes); answer the student's calls back until its answer
+        (`expect`) comes. Whatever stops this early leaves the process with the turn: it is
+        killed."""
+        self.send(body)
         finished = False
         try:
             while True:
@@ -260,15 +270,16 @@ class StudentProcess:
             result = (call_lent(target, said.m, said.a, said.kw) if isinstance(said, Ask)
                       else read_lent(target, said.n))
         except Exception as exc:
-            self.send(messages.raised(described(exc)))
+            self.send(self.bridge.outgoing.plain_dumps(messages.raised(described(exc))))
             return
-        self.send(messages.value(self.bridge.outgoing.encode(result)))
+        self.send(self.bridge.outgoing.plain_dumps(messages.value(result)))
 
-    def send(self, message: dict) -> None:
-        """Send `message`, after the reset an ended test left held (`end`)."""
+    def send(self, body: bytes) -> None:
+        """Send a message (`body`, its bytes), after the reset an ended test left held
+        (`end`)."""
         held, self.held = self.held, b""
         try:
-            write_frame(self.write_fd, message, self.deadline or time.monotonic() + SEND_LIMIT,
+            write_frame(self.write_fd, body, self.deadline or time.monotonic() + SEND_LIMIT,
                         before=held)
         except FrameLate:
             raise self.broken(OutOfTime("time")) from None
@@ -303,6 +314,10 @@ class StudentProcess:
             raise self.broken(Unreadable(
                 "The process that runs your code sent a value that holds itself, or one list "
                 "or dict in two places: only plain data crosses.")) from None
+        except TooDeep:
+            raise self.broken(Unreadable(
+                f"Your code handed the checker a value nested more than {DEPTH_CAP} levels "
+                "deep: only plain data, at most that deep, crosses.")) from None
         self.printed.keep(said.out)
         if self.on_message is not None:
             self.on_message()
@@ -323,7 +338,7 @@ class StudentProcess:
                 raise FrameLate("the deadline passed")
             until = deadline if glance is None or deadline is None else min(deadline, glance.next)
             try:
-                raw = self.reader.frame(until, hook=self.bridge.incoming)
+                raw = self.bridge.incoming.loads(self.reader.frame(until))
             except FrameLate:
                 if glance is None or deadline is None:
                     continue  # the deadline passed: the loop's first lines say what follows
@@ -357,13 +372,13 @@ class StudentProcess:
         while time.monotonic() < until:
             self.bridge.reading()
             try:
-                raw = self.reader.frame(until, hook=self.bridge.incoming)
+                raw = self.bridge.incoming.loads(self.reader.frame(until))
                 if type(raw) is dict and raw.get("k") == "spun" and raw.get("final") is True:
                     said = Spun.model_validate(raw)
                     self.printed.keep(said.out)
                     self.bridge.settle(raw)
                     return said.line
-            except (WireError, OSError, ValidationError, KeyError, TypeError, NotATree):
+            except (WireError, OSError, ValidationError, KeyError, TypeError, NotATree, TooDeep):
                 return None
         return None
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agentlab_magics.checking.bridge import description_of
 from agentlab_magics.checking.cell_source import (
     CELL,
     CodeProblem,
@@ -52,6 +51,7 @@ from agentlab_magics.checking.parting import parting, reference_run
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
+from agentlab_magics.checking.stand_ins import description_of
 from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stopped
 from agentlab_magics.checking.student_code import StudentCode
 from agentlab_magics.checking.time_limit import TIME_LIMIT, checked

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentlab_magics.checking.bridge import Remote
 from agentlab_magics.checking.cell_source import NotWrittenYet
 from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.stand_ins import Remote
 
 
 class StudentCode:

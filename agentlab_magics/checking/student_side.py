@@ -6,12 +6,13 @@ they like. It speaks the protocol (`protocol.messages` lists the conversation) o
 input and output, taken over at start, so what the code prints or writes to descriptors 0-2
 never reaches the pipe. Every message from here carries what the code printed since the last
 one, capped (`protocol.printed`), and each list or dict the judge handed to a call still
-running ("sync"), so the judge's own lists follow what the code appends to them: {"$r": ref}
-when the judge holds it as it is, {"$r": ref, "keep": n, "v": [...]} for a list whose first n
-items it holds as they are, else {"$r": ref, "v": ...} (`unchanged`); a call the judge marks
-"whole" (it named one list twice) has every sync whole while it runs. An awaitable the code
-returns is run to its end here. Before it says hello it sets itself apart (`apart`); a name
-the lab asks for is told to the judge when it is not code of the file (`own_code`).
+running ("sync"), so the judge's own lists follow what the code appends to them: the id
+("$r", ref) when the judge holds it as it is, ("$r", ref, n, [...], []) for a list whose first
+n items it holds as they are (`unchanged`), n 0 for one sent whole (`student_values`); a call
+the judge marks "whole" (it named one list twice) has every sync whole while it runs. An
+awaitable the code returns is run to its end here. Before it says hello it sets itself apart
+(`apart`); a name the lab asks for is told to the judge when it is not code of the file
+(`own_code`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from agentlab_magics.checking.apart import die_with_the_judge, set_apart
@@ -35,7 +36,13 @@ from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
 from agentlab_magics.checking.protocol.described import described, rebuilt
 from agentlab_magics.checking.protocol.frames import Reader, write_frame
 from agentlab_magics.checking.protocol.printed import Printed
-from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
+from agentlab_magics.checking.student_values import (
+    Handle,
+    Incoming,
+    Outgoing,
+    handle_class,
+    handle_number,
+)
 from agentlab_magics.checking.unchanged import Snapshots
 from agentlab_magics.lab.caps import RECORD_CAP
 from agentlab_magics.lab.drive import drive
@@ -78,163 +85,6 @@ class Call:
         """The references of the synced ones: only theirs are printed (`unchanged`)."""
 
 
-class Handle:
-    """An object of the judge's: calling it, or one of the methods it offers, asks the judge;
-    reading one of its attributes asks for a copy. Nothing done to it here changes the
-    judge's object."""
-
-    __slots__ = ("__weakref__", "_ident")
-
-    def __init__(self, ident: int) -> None:
-        self._ident = ident
-
-    def __repr__(self) -> str:
-        return SERVER.ask(self, "__repr__", (), {})
-
-
-def _method(name: str) -> Callable[..., Any]:
-    def method(self: Handle, *args: Any, **kwargs: Any) -> Any:
-        return SERVER.ask(self, name, args, kwargs)
-
-    method.__name__ = name
-    return method
-
-
-def _attribute(name: str) -> property:
-    return property(lambda self: SERVER.read(self, name))
-
-
-def _call(self: Handle, *args: Any, **kwargs: Any) -> Any:
-    return SERVER.ask(self, "__call__", args, kwargs)
-
-
-_handle_classes: dict[tuple, type] = {}
-
-
-def handle_class(name: str, methods: tuple[str, ...], attributes: tuple[str, ...],
-                 is_callable: bool) -> type:
-    """The class of the handles of one kind of judge object, named as its class is."""
-    key = (name, methods, attributes, is_callable)
-    if key not in _handle_classes:
-        namespace: dict[str, Any] = {"__slots__": (), "__module__": "agentlab.judge"}
-        namespace.update({method: _method(method) for method in methods})
-        namespace.update({attribute: _attribute(attribute) for attribute in attributes})
-        if is_callable:
-            namespace["__call__"] = _call
-        _handle_classes[key] = type(name, (Handle,), namespace)
-    return _handle_classes[key]
-
-
-class Outgoing(Outbound):
-    """This side's values for the judge: a list or dict the judge handed over goes back named
-    (with what it holds now), a handle as its number, a lab value by what makes it, and any
-    other object as its type and a number that brings the very object back."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.named: set[int] = set()  # the references named this message
-        self.strangers = 0  # values sent as strangers so far
-
-    def container(self, value: Any, depth: int, path: set[int]) -> Any:
-        """A list or dict the judge handed over goes by its reference: alone when the judge
-        holds it as it is (or it was named already in this message), else with what the
-        judge lacks of it, the items after those it holds as they are (`unchanged`)."""
-        if not self.server.handed or type(value) is tuple:
-            return self.contents(value, depth, path)
-        ref, printed = self.server.reference(value)
-        if ref is None:
-            return self.contents(value, depth, path)
-        if ref in self.named:
-            return {"$r": ref}
-        self.named.add(ref)
-        if not printed or self.server.whole():  # inside another, or named twice
-            return {"$r": ref, "v": self.contents(value, depth, path)}
-        snapshots = self.server.snapshots
-        same, whole, items = snapshots.kept(ref, value)
-        if same < 0:
-            return {"$r": ref}
-        strangers = self.strangers
-        tree = ({"$r": ref, "keep": same, "v": self.contents(value[same:], depth, path)}
-                if same else {"$r": ref, "v": self.contents(value, depth, path)})
-        snapshots.hold(ref, value, whole if self.strangers == strangers else None, items)
-        return tree
-
-    def stranger(self, value: Any) -> Any:
-        # imported at the first value that is not data, not at start: the student process
-        # starts without lab.remaking (0.6 ms; most checks never send such a value)
-        from agentlab_magics.lab.remaking import recipe
-
-        number = handle_number(value)
-        if number is not None:
-            return {"$h": number}
-        self.strangers += 1
-        made_of = recipe(value)
-        if made_of is not None:
-            name, arguments = made_of
-            return {"$v": name, "f": self.encode(arguments)}
-        base = _plain_base(value)
-        if base is not None:
-            try:
-                return {"$x": type_name(value), "b": base.__name__,
-                        "v": self.encode(base(value)), "id": self.server.export(value)}
-            except Exception:  # the code's own conversion failed: it is a stranger like any
-                pass
-        if _is_step(value):  # a step of the student's own: its answers run here
-            return {"$s": self.server.export(value), "t": type_name(value)}
-        tag = "$c" if callable(value) else "$o"
-        return {tag: self.server.export(value), "t": type_name(value)}
-
-
-def _is_step(value: Any) -> bool:
-    """Whether `value` is a lab step (a lab.steps.Step subclass of the student's). Only code
-    that imported lab.steps can make one, so a process that never did is not made to."""
-    steps = sys.modules.get("agentlab_magics.lab.steps")
-    return steps is not None and isinstance(value, steps.Step)
-
-
-def handle_number(value: Any) -> int | None:
-    """The number of the judge's object `value` is a handle of, or None."""
-    return object.__getattribute__(value, "_ident") if isinstance(value, Handle) else None
-
-
-def _plain_base(value: Any) -> type | None:
-    """The plain type a subclass of one imitates (a str subclass's str), or None."""
-    for base in (dict, list, tuple, str, int, float, bytes):
-        if isinstance(value, base) and type(value) is not base:
-            return base
-    return None
-
-
-class Incoming(Inbound):
-    """The judge's values here: a handle becomes an object of its kind, a number of ours the
-    very object we sent, a list or dict the judge names is kept with its name for the call
-    that receives it, a lab value is made by its class."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.arriving: list[tuple[int, Any]] = []
-        self.plain = True  # the message read holds nothing but plain data and handles
-
-    def tagged(self, tag: str, tree: dict) -> Any:
-        if tag != "$r" and tag != "$h":
-            self.plain = False
-        if tag == "$h":
-            return self.server.handle(tree)
-        if tag in ("$c", "$o"):
-            ident = tree[tag]
-            if type(ident) is str:  # one of the module's own functions, by name
-                return getattr(self.server.module, ident)
-            return self.server.exported[ident]
-        if tag == "$r":
-            self.arriving.append((tree["$r"], tree["v"]))
-            return tree["v"]
-        if tag == "$v":
-            from agentlab_magics.lab.remaking import made  # not at start: see `stranger`
-
-            return made(tree["$v"], tree["f"])
-        raise KeyError(tag)
-
-
 class Server:
     """This process's side of the conversation with the judge."""
 
@@ -264,23 +114,24 @@ class Server:
 
     # -- the conversation ------------------------------------------------------------------
 
-    def send(self, message: dict, **values: Any) -> None:
-        """Send `message` with `values` encoded into it, what was printed, and the lists and
-        dicts of the calls still running: each list or dict of the judge's with its contents
-        once, named alone wherever else it stands."""
-        self.outgoing.named = set()
-        for key, value in values.items():
-            message[key] = self.outgoing.encode(value)
-        message["out"] = self.output.take()
-        message["sync"] = [self.outgoing.encode(value) for call in self.calls
-                           for value in call.synced]
+    def send(self, message: dict) -> None:
+        """Send `message` with what was printed and the lists and dicts of the calls still
+        running: each list or dict of the judge's with its contents once, named alone wherever
+        else it stands."""
+        message["out"] = out = self.output.take()
+        message["sync"] = [value for call in self.calls for value in call.synced]
         with self.writing:
-            write_frame(self.write_fd, message)
+            try:
+                body = self.outgoing.encode(message)
+            except BaseException:
+                self.output.printed.keep(out)  # said with the message that goes instead
+                raise
+            write_frame(self.write_fd, body)
         self.answer_waiting_stop()
 
     def receive(self) -> dict:
         self.incoming.arriving, self.incoming.plain = [], True
-        return self.reader.frame(hook=self.incoming)
+        return self.incoming.loads(self.reader.frame())
 
     def whole(self) -> bool:
         """Whether a call running was told to sync whole, or the test is being stopped."""
@@ -362,7 +213,7 @@ class Server:
         if reply["k"] != "value":
             return self.send(reply)
         try:
-            self.send({"k": "value"}, v=reply["v"])
+            self.send(reply)
         except BaseException as exc:
             self.send({"k": "raised", "e": described(exc, self.filename)})
 
@@ -370,16 +221,16 @@ class Server:
         """Call `method` of the judge's object `handle` stands for; serve the judge's own calls
         that come meanwhile."""
         ident = object.__getattribute__(handle, "_ident")
-        return self.converse({"k": "call", "h": ident, "m": method}, a=list(args),
-                             kw=dict(kwargs))
+        return self.converse({"k": "call", "h": ident, "m": method, "a": list(args),
+                              "kw": dict(kwargs)})
 
     def read(self, handle: Handle, name: str) -> Any:
         return self.converse({"k": "get", "h": object.__getattribute__(handle, "_ident"),
                               "n": name})
 
-    def converse(self, message: dict, **values: Any) -> Any:
+    def converse(self, message: dict) -> Any:
         with self.talk:
-            self.send(message, **values)
+            self.send(message)
             while True:
                 reply = self.receive()
                 if reply["k"] == "value":
@@ -399,12 +250,12 @@ class Server:
             self.export_ids[id(value)] = ident
         return ident
 
-    def handle(self, tree: dict) -> Handle:
-        ident = tree["$h"]
+    def handle(self, ident: int, name: str = "", is_callable: bool = False,
+               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = ()) -> Handle:
+        """The handle of the judge's object `ident`: its kind told the first time it crosses."""
         if ident not in self.handles:
-            kind = handle_class(str(tree["t"]), tuple(tree["m"]), tuple(tree["a"]),
-                                bool(tree["c"]))
-            self.handles[ident] = kind(ident)
+            kind = handle_class(name, methods, attributes, is_callable)
+            self.handles[ident] = kind(ident, self)
         return self.handles[ident]
 
     # -- the record's cap ------------------------------------------------------------------
@@ -421,10 +272,9 @@ class Server:
                     if not self.writing.acquire(blocking=False):
                         return
                     edges = value[:RECORD_EDGE] + value[-RECORD_EDGE:]
-                    self.outgoing.named = set()
-                    write_frame(self.write_fd, {"k": "cap", "length": len(value),
-                                                "edges": self.outgoing.encode(edges),
-                                                "out": "", "sync": []})
+                    write_frame(self.write_fd, self.outgoing.encode(
+                        {"k": "cap", "length": len(value), "edges": edges, "out": "",
+                         "sync": []}))
                     os._exit(3)
 
     def spinning(self, _signal: int, frame: types.FrameType | None) -> None:
@@ -461,16 +311,16 @@ class Server:
             return
         try:
             said: dict[str, Any] = {"k": "spun", "line": line, "out": "", "sync": []}
+            body = None
             if stopping:
                 said["final"] = True
-                self.outgoing.named = set()
-                try:
-                    said["sync"] = [self.outgoing.encode(value) for call in self.calls
-                                    for value in call.synced]
-                except Exception:  # a value the code made that cannot be sent: the line alone
-                    said["sync"] = []
                 said["out"] = self.output.take()
-            write_frame(self.write_fd, said)
+                try:
+                    body = self.outgoing.encode({**said, "sync": [
+                        value for call in self.calls for value in call.synced]})
+                except Exception:  # a value the code made that cannot be sent: the line alone
+                    body = None
+            write_frame(self.write_fd, body or self.outgoing.encode(said))
         finally:
             self.writing.release()
         self.answer_waiting_stop()
@@ -536,8 +386,8 @@ def run(read_fd: int, write_fd: int, module: types.ModuleType | None = None,
         signal.setitimer(signal.ITIMER_PROF, PROBE_EVERY, PROBE_EVERY)
     signal.signal(signal.SIGUSR1, SERVER.spinning)
     signal.signal(signal.SIGUSR2, SERVER.stopping)
-    write_frame(write_fd, {"k": "hello", "version": VERSION, "pid": os.getpid(),
-                           "out": "", "sync": []})
+    write_frame(write_fd, SERVER.outgoing.encode({"k": "hello", "version": VERSION,
+                                                  "pid": os.getpid(), "out": "", "sync": []}))
     try:
         SERVER.serve()
     except BaseException:  # the judge closed the pipe (the check is over), or it broke

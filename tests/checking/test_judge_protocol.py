@@ -13,25 +13,49 @@ import time
 import pytest
 
 from agentlab_magics import lab
-from agentlab_magics.checking.bridge import Foreign, Remote, description_of
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol import frames
-from agentlab_magics.checking.protocol.caps import CALLBACK_CAP, FRAME_CAP
+from agentlab_magics.checking.protocol.caps import CALLBACK_CAP, DEPTH_CAP, FRAME_CAP, OBJECTS_CAP
+from agentlab_magics.checking.protocol.values import Outbound
 from agentlab_magics.checking.runner import run
+from agentlab_magics.checking.stand_ins import Foreign, Remote, description_of
 from agentlab_magics.checking.stopped import Ended, OutOfTime, Unreadable
 from agentlab_magics.course import find_lab
 
 FAKE = '''
-import json, os, struct, sys
+import io, os, pickle, struct, sys
 from agentlab_magics.checking.protocol import VERSION
 from agentlab_magics.checking.protocol.frames import Reader, write_frame
+
+class Ids(pickle.Pickler):
+    # a tree's {"$tag": ...} objects written as the protocol's ids
+    def persistent_id(self, obj):
+        if type(obj) is not dict or not obj or not str(next(iter(obj))).startswith("$"):
+            return None
+        tag = next(iter(obj))
+        if tag == "$r" and "v" in obj:
+            return ("$r", obj["$r"], obj.get("keep", 0), obj["v"], [])
+        return (tag, *[value for key, value in obj.items()])
+
+class Trees(pickle.Unpickler):
+    # the judge's ids read as {"$tag": ...} objects
+    def persistent_load(self, pid):
+        if pid[0] == "$h":
+            return {"$h": pid[1], "t": pid[2], "c": pid[3], "m": list(pid[4]), "a": list(pid[5])}
+        if pid[0] == "$w":
+            return pid[1]
+        return {pid[0]: pid[1], "v": pid[2]} if len(pid) > 2 else {pid[0]: pid[1]}
 
 inp, out = Reader(os.dup(0)), os.dup(1)
 def say(message):
     message.setdefault("out", ""); message.setdefault("sync", [])
-    write_frame(out, message)
+    buffer = io.BytesIO()
+    ids = Ids(buffer, protocol=5)
+    ids.fast = True
+    ids.dump(message)
+    write_frame(out, buffer.getvalue())
 def hear():
-    return inp.frame()
+    return Trees(io.BytesIO(inp.frame())).load()
 def first_ref(message):
     return next(a["$r"] for a in message["a"] if type(a) is dict and type(a.get("v")) is list)
 say({"k": "hello", "version": VERSION, "pid": os.getpid()})
@@ -75,9 +99,43 @@ def test_a_frame_over_the_cap_is_refused_in_a_sentence_and_the_next_test_runs():
     assert "MB a frame may hold" in first(report).message
 
 
-def test_json_nested_past_the_interpreters_limit_is_refused():
-    report = check('''os.write(out, struct.pack("<I", 200_001) + b"[" * 100_000 + b"]" * 100_001)''')
-    assert "sent something the checker cannot read" in first(report).message
+def test_a_value_nested_past_the_depth_cap_is_refused():
+    report = check('''os.write(out, struct.pack("<I", 200_002) + b"\\x80\\x05" + b"]" * 100_000
+                            + b"a" * 99_999 + b".")''')
+    assert f"nested more than {DEPTH_CAP} levels deep" in first(report).message
+
+
+def pickled(body: str) -> str:
+    """A fake's line that sends `body` (a Python bytes literal: a pickle) as one frame."""
+    return f"data = {body}\nos.write(out, struct.pack('<I', len(data)) + data)"
+
+
+# bytes a stock unpickler would act on: each is refused before it is read, with a sentence
+ACTS = {
+    "imports a module": r"b'\x80\x05cos\nsystem\n.'",
+    "imports by STACK_GLOBAL": r"b'\x80\x05\x8c\x02os\x8c\x06system\x93.'",
+    "calls": r"b'\x80\x05\x8c\x01x\x8c\x01y\x86R.'",
+    "builds an object's state": r"b'\x80\x05}\x8c\x01k\x8c\x01v\x86b.'",
+    "makes an instance": r"b'\x80\x05(\x8c\x01xi__main__\nC\n.'",
+    "grows its memo to gigabytes": r"b'\x80\x05]r\x00\x00\x00\x10.'",
+    "shares one list by its memo": r"b'\x80\x05]\x94(h\x00h\x00l.'",
+    "puts a list inside itself": r"b'\x80\x05]2a.'",
+    "makes a set": r"b'\x80\x05\x8f.'",
+    "holds an int of a million bits": r"b'\x80\x05\x8b' + (125_000).to_bytes(4, 'little') + b'\x01' * 125_000 + b'.'",
+}
+
+
+@pytest.mark.parametrize("body", ACTS.values(), ids=ACTS)
+def test_bytes_a_stock_unpickler_would_act_on_are_refused_with_a_sentence(body):
+    report = check(pickled(body))
+    assert report.problem is None and len(report.outcomes) == 7
+    assert all(o.outcome == "error" for o in report.outcomes)
+    assert "sent something the checker cannot read (not plain data" in first(report).message
+
+
+def test_a_frame_of_more_objects_than_the_cap_is_refused():
+    report = check(pickled(f"b'\\x80\\x05](' + b'N' * {OBJECTS_CAP + 1} + b'e.'"))
+    assert f"more than {OBJECTS_CAP:,} objects" in first(report).message
 
 
 def test_a_message_the_protocol_does_not_know_is_refused():
@@ -313,9 +371,10 @@ def test_a_list_that_grows_crosses_as_its_new_items_and_stays_the_students(edito
     a long run's syncs grow with the run, not with its square), and the judge's list is the
     student's after every message, an early item edited and the list cut back included."""
     received = []
-    decoded = frames._decoded
-    monkeypatch.setattr(frames, "_decoded",
-                        lambda body, decoder: received.append(len(body)) or decoded(body, decoder))
+    frame = frames.Reader.frame
+    monkeypatch.setattr(frames.Reader, "frame",
+                        lambda self, *args: received.append(len(body := frame(self, *args)))
+                        or body)
     items: list = []
     looks = []
     editor.call("grows", (items, lambda: looks.append(shape(items)), 300), {})
@@ -328,7 +387,7 @@ def test_a_list_that_grows_crosses_as_its_new_items_and_stays_the_students(edito
     assert looks[301][1][-1][1][1] == (("str", "content"), ("bool", True))
     assert len(looks[302][1]) == 1 and shape(items) == looks[302]
     item = {"role": "user", "content": "message 0000 " + "x" * 100}
-    whole = sum(len(frames.frame_of({"v": [item] * number})) for number in range(1, 301))
+    whole = sum(len(Outbound().dumps({"v": [item] * number})) for number in range(1, 301))
     assert sum(received) < whole / 20  # each sync whole: 6.3 MB in all; as sent: 0.1 MB
 
 

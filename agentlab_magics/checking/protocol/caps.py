@@ -6,7 +6,8 @@ how long the judge waits on it. Part of both processes: it imports nothing.
 # What crosses the pipe
 FRAME_CAP = 32 << 20        # bytes of one frame
 DEPTH_CAP = 100             # containers inside containers in one value
-INT_BITS_CAP = 12_000       # bits of an int carried as JSON (Python prints about 4,300 digits)
+INT_BITS_CAP = 12_000       # bits of an int carried as data (Python prints about 4,300 digits)
+OBJECTS_CAP = 1_000_000     # opcodes of one frame: what a student process's frame may build
 OUTPUT_CAP = 4_000          # characters of printed output the judge keeps of one test, and so
 #                             the most the student process sends between two of its messages
 EXCEPTION_TEXT_CAP = 2_000  # characters of an exception's text, described either way

@@ -1,21 +1,17 @@
 """Frames: how one message crosses the pipe between the judge and the student process.
 
-A frame is a 4-byte little-endian length and that many bytes of UTF-8 JSON, at most FRAME_CAP.
-A writer sends each frame whole, and on a pipe set non-blocking waits for room no later than
-its deadline; a reader decodes each JSON object with the side's hook (`values.Inbound`), bottom
-up, and waits for a frame asleep, never spinning. Part of both processes: it needs only the
-standard library.
+A frame is a 4-byte little-endian length and that many bytes of a message (`values`), at most
+FRAME_CAP. A writer sends each frame whole, and on a pipe set non-blocking waits for room no
+later than its deadline; a reader gives each frame's bytes whole, and waits for one asleep,
+never spinning. Part of both processes: it needs only the standard library.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import struct
 import time
-from collections.abc import Callable
-from typing import Any
 
 from agentlab_magics.checking.protocol.caps import FRAME_CAP
 
@@ -25,7 +21,7 @@ READ_SIZE = 64 << 10
 
 
 class WireError(Exception):
-    """A frame that cannot be read: too big, cut short, or not the protocol's JSON."""
+    """A frame that cannot be read: too big, cut short, or not the protocol's message."""
 
 
 class PeerGone(WireError):
@@ -36,23 +32,18 @@ class TimedOut(WireError):
     """No frame came before the deadline."""
 
 
-# made once: json.dumps and json.loads given options make an encoder or decoder every call
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def frame_of(message: dict) -> bytes:
-    """`message` (a JSON tree) as one frame's bytes."""
-    body = _ENCODER.encode(message).encode("utf-8", "surrogatepass")
+def frame_of(body: bytes) -> bytes:
+    """A message's bytes as one frame."""
     return HEADER.pack(len(body)) + body
 
 
-def write_frame(fd: int, message: dict, deadline: float | None = None,
+def write_frame(fd: int, body: bytes, deadline: float | None = None,
                 before: bytes = b"") -> None:
-    """Send `message` (a JSON tree) as one frame, whole, after `before` (frames already made,
+    """Send a message's bytes as one frame, whole, after `before` (frames already made,
     `frame_of`: they go in the same write, so the reader wakes once for all). On a
     descriptor set non-blocking, wait for room no later than `deadline` (TimedOut): a reader
     that stops reading never holds the writer."""
-    data = memoryview(before + frame_of(message))
+    data = memoryview(before + frame_of(body))
     while data:
         try:
             data = data[os.write(fd, data):]
@@ -72,12 +63,10 @@ class Reader:
         self.fd = fd
         self.nonblocking = not os.get_blocking(fd)
         self.buffer = bytearray()
-        self.decoders: dict[Any, json.JSONDecoder] = {}  # by hook
 
-    def frame(self, deadline: float | None = None,
-              hook: Callable[[dict], Any] | None = None) -> Any:
-        """The next frame, decoded with `hook` for each JSON object (bottom up); wait no later
-        than `deadline` (time.monotonic()), None for as long as it takes."""
+    def frame(self, deadline: float | None = None) -> bytes:
+        """The next frame's bytes; wait no later than `deadline` (time.monotonic()), None for
+        as long as it takes."""
         while True:
             if len(self.buffer) >= HEADER.size:
                 (size,) = HEADER.unpack_from(self.buffer)
@@ -88,11 +77,7 @@ class Reader:
                 if len(self.buffer) >= end:
                     body = bytes(self.buffer[HEADER.size:end])
                     del self.buffer[:end]
-                    decoder = self.decoders.get(hook)
-                    if decoder is None:
-                        decoder = self.decoders[hook] = json.JSONDecoder(
-                            object_hook=hook, parse_constant=_no_constant)
-                    return _decoded(body, decoder)
+                    return body
             self._fill(deadline)
 
     def _fill(self, deadline: float | None) -> None:
@@ -120,15 +105,3 @@ class Reader:
         if not chunk:
             raise PeerGone("the pipe was closed")
         self.buffer += chunk
-
-
-def _decoded(body: bytes, decoder: json.JSONDecoder) -> Any:
-    try:
-        return decoder.decode(body.decode("utf-8", "surrogatepass"))
-    except (ValueError, RecursionError, TypeError, KeyError) as exc:
-        raise WireError(f"a frame that is not the protocol's JSON ({type(exc).__name__})") \
-            from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")

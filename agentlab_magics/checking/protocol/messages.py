@@ -2,9 +2,9 @@
 functions here, and what a student process may say, checked here before anything reads it.
 
     judge -> student  {"k": "load", "source", "filename", "module", "names", "path"}
-                      {"k": "call", "f": a name of the module or {"$c": id}, "a": [...],
-                      "kw": {...}, "m": a method or None} ("whole": true when it named one of
-                      its lists or dicts twice among the calls running)
+                      {"k": "call", "f": a name of the module or an object of the student's,
+                      "a": [...], "kw": {...}, "m": a method or None, "whole": true when it
+                      named one of its lists or dicts twice among the calls running}
                       {"k": "reset"}: forget the objects of the test that ended (no answer)
                       {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call back
     student -> judge  {"k": "hello", "version", "pid"} once, first
@@ -131,15 +131,13 @@ def load(source: str, filename: str, module: str, names: list[str], path: list[s
             "names": names, "path": path}
 
 
-def call(target: Any, args: Any, kwargs: Any, method: str | None = None,
-         whole: bool = False) -> dict:
-    """Call `target` (a name of the module, or a student object's tree), or its `method`,
-    with encoded args; `whole` when one list or dict of the judge's is named twice among the
-    calls running (every sync then goes whole: each name's last sync decides)."""
-    message = {"k": "call", "f": target, "a": args, "kw": kwargs, "m": method}
-    if whole:
-        message["whole"] = True
-    return message
+def call(target: Any, args: list, kwargs: dict, method: str | None = None,
+         whole: Any = False) -> dict:
+    """Call `target` (a name of the module, or one of the student's objects), or its
+    `method`; `whole` when one list or dict of the judge's is named twice among the calls
+    running (every sync then goes whole: each name's last sync decides). It is written last,
+    after the arguments that name them."""
+    return {"k": "call", "f": target, "a": args, "kw": kwargs, "m": method, "whole": whole}
 
 
 def value(tree: Any) -> dict:

@@ -1,129 +1,186 @@
-"""Values: how the judge's and the student's values are carried inside a message, as a JSON
-tree in which plain data is itself and everything else is a one-key-first tagged object, so no
-type is lost on the way and no object is ever rebuilt from code:
+"""Values: how a message and the values in it cross, as a pickle that holds plain data alone.
 
-    None, bool, int, str         as JSON (an int too long to print is a stranger)
-    float                        as JSON; nan and the infinities as {"$f": "nan"}
-    list                         as a JSON array
-    dict                         as a JSON object when every key is a str not starting "$",
-                                 else {"$d": [[key, value], ...]}
-    tuple, bytes                 {"$t": [...]}, {"$b": "<base64>"}
-
-The rest is the side's own (`Outbound.stranger`, `Inbound.tagged`): handles, references to
-containers the other side sent, objects named by their type. A tagged object is known by its
-first key alone; a dict whose first key starts with "$" is never plain data on the wire. Part
+Plain data (exact None, bool, int, float, str, bytes, tuple, list and dict) is pickled by
+CPython's own pickler, at C speed, with no memo, so what crosses is a tree. Everything else is a
+persistent id: a tuple whose first item, one letter, says what it is; the rest is the side's own
+(`Outbound.container`, `Outbound.stranger`, `Inbound.tagged`): a list or dict the other side
+handed over, a handle, an object of the student's, a lab value by what makes it. No global is
+ever pickled: a reader refuses every one (`find_class`), so no bytes, whatever they say, make
+a reader import, call or build anything but plain data and what its side makes of an id. Part
 of both processes: it needs only the standard library.
 """
 
 from __future__ import annotations
 
-import base64
-import math
+import io
+import pickle
+from collections.abc import Callable
 from typing import Any
 
-from agentlab_magics.checking.protocol.caps import DEPTH_CAP, INT_BITS_CAP
+from agentlab_magics.checking.protocol.caps import DEPTH_CAP, INT_BITS_CAP, OBJECTS_CAP
 
-SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+PROTOCOL = 5
+ATOMS = frozenset({str, float, bool, type(None), bytes, tuple})
+"""The exact types a pickler writes as they are, asked nothing: a tuple's items are asked."""
 
 
-class Outbound:
-    """Turns one side's values into JSON trees. Plain data is handled here; a list or dict the
-    side wants to name goes through `container`, anything else through `stranger`."""
+class _Stranger(Exception):
+    """A value `_PlainOnly` does not write."""
 
-    def encode(self, value: Any) -> Any:
-        return self._encode(value, 0, set())
 
-    def _encode(self, value: Any, depth: int, path: set[int]) -> Any:
+class _PlainOnly(pickle.Pickler):
+    """Plain data at C speed, asked nothing (a pickler asks `reducer_override` only of what is
+    not a builtin container or scalar); anything else stops it."""
+
+    def reducer_override(self, value: Any) -> Any:
+        raise _Stranger
+
+
+def _dumped(pickler: pickle.Pickler, buffer: io.BytesIO, message: Any) -> bytes:
+    """`message` as bytes, by `pickler` (no memo) into `buffer`."""
+    buffer.seek(0)
+    buffer.truncate()
+    try:
+        pickler.dump(message)
+    except BaseException:
+        # a dump cut short leaves behind its count of what it was inside: start afresh
+        pickle.Pickler.__init__(pickler, buffer, protocol=PROTOCOL)
+        pickler.fast = True
+        raise
+    return buffer.getvalue()
+
+
+class Outbound(pickle.Pickler):
+    """Writes one side's messages: plain data as itself, a list or dict the side names through
+    `container`, an int too long to be data and any other object through `stranger`."""
+
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+        super().__init__(self.buffer, protocol=PROTOCOL)
+        self.fast = True  # no memo: a value shared or inside itself is never said as one
+        self.plain = _PlainOnly(self.buffer, protocol=PROTOCOL)
+        self.plain.fast = True
+
+    def dumps(self, message: Any) -> bytes:
+        """`message` as bytes."""
+        return _dumped(self, self.buffer, message)
+
+    def plain_dumps(self, message: Any) -> bytes:
+        """`message` as bytes, at C speed when it is plain data (its ints written whatever
+        their length: for the judge's messages, which name no list or dict)."""
+        try:
+            return _dumped(self.plain, self.buffer, message)
+        except _Stranger:
+            return self.dumps(message)
+
+    def persistent_id(self, value: Any) -> Any:
         kind = type(value)
-        if kind is str or kind is bool or value is None:
-            return value
+        if kind in ATOMS:
+            return None
         if kind is int:
-            return value if value.bit_length() <= INT_BITS_CAP else self.stranger(value)
-        if kind is float:
-            return value if math.isfinite(value) else {"$f": repr(value)}
-        if kind is list or kind is dict or kind is tuple:
-            if depth >= DEPTH_CAP or id(value) in path:
-                return self.stranger(value)
-            path.add(id(value))  # left there if this raises: the whole encode stops then
-            tree = self.container(value, depth + 1, path)
-            path.discard(id(value))
-            return tree
-        if kind is bytes:
-            return {"$b": base64.b64encode(value).decode("ascii")}
+            return None if value.bit_length() <= INT_BITS_CAP else self.stranger(value)
+        if kind is list or kind is dict:
+            return self.container(value)
         return self.stranger(value)
 
-    def container(self, value: Any, depth: int, path: set[int]) -> Any:
-        """The tree of a list, dict or tuple: its contents (`contents`), or, on a side that
-        names the containers it shares, a tagged object naming it."""
-        return self.contents(value, depth, path)
-
-    def contents(self, value: Any, depth: int, path: set[int]) -> Any:
-        """A list's, dict's or tuple's tree (a str inside is itself, asked of no method: most
-        of what crosses is text)."""
-        encode = self._encode
-        kind = type(value)
-        if kind is tuple:
-            return {"$t": [item if type(item) is str else encode(item, depth, path)
-                           for item in value]}
-        if kind is list:
-            return [item if type(item) is str else encode(item, depth, path) for item in value]
-        if _plain_keys(value):
-            return {key: item if type(item) is str else encode(item, depth, path)
-                    for key, item in value.items()}
-        return {"$d": [[encode(key, depth, path), encode(item, depth, path)]
-                       for key, item in value.items()]}
+    def container(self, value: list | dict) -> Any:
+        """The id of a list or dict the side names, or None to write it as data."""
+        return None
 
     def stranger(self, value: Any) -> Any:
-        """The tree of a value that is not plain data (or too deep, or holds itself)."""
+        """The id of a value that is not plain data."""
         raise NotImplementedError
 
 
-def _plain_keys(value: dict) -> bool:
-    """Whether every key of `value` is a str that does not start "$" (so it is a JSON object
-    as it is)."""
-    for key in value:  # noqa: SIM110 (a loop: all() of a generator takes twice as long)
-        if type(key) is not str or key[:1] == "$":
-            return False
-    return True
+class _Reader(pickle.Unpickler):
+    """CPython's unpickler, refusing every global; each id made by `tagged`."""
+
+    def __init__(self, body: bytes, tagged: Callable[[Any], Any]) -> None:
+        super().__init__(io.BytesIO(body))
+        self.tagged = tagged
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"a global ({module[:40]}.{name[:40]}) is not data")
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.tagged(pid)
 
 
 class Inbound:
-    """Turns JSON trees from the other side back into values: the plain tags here, the side's
-    own in `tagged`. Used as `frames.Reader.frame`'s hook, so objects are made bottom up."""
+    """Reads the other side's messages: plain data as itself, each id as `tagged` makes it."""
 
-    def __call__(self, tree: dict) -> Any:
-        for key in tree:
-            if key[:1] == "$":
-                return self.plain_tag(key, tree)
-            return tree
-        return tree
+    def loads(self, body: bytes) -> Any:
+        """The message `body` holds."""
+        return _Reader(body, self.tagged).load()
 
-    def plain_tag(self, tag: str, tree: dict) -> Any:
-        body = tree[tag]
-        if tag == "$t":
-            return tuple(_list(body))
-        if tag == "$d":
-            return dict(map(_pair, _list(body)))
-        if tag == "$f":
-            return SPECIAL_FLOATS[body]
-        if tag == "$b":
-            return base64.b64decode(body if type(body) is str else "", validate=True)
-        return self.tagged(tag, tree)
-
-    def tagged(self, tag: str, tree: dict) -> Any:
-        raise KeyError(tag)
+    def tagged(self, pid: Any) -> Any:
+        """What an id of the other side's stands for here."""
+        raise pickle.UnpicklingError("an id this side never hands out")
 
 
-def _list(body: Any) -> list:
-    if type(body) is not list:
-        raise TypeError("a tag's body is not a list")
-    return body
+class NotPlain(ValueError):
+    """Bytes that say more than plain data and ids: what `plain_pickle` refuses."""
 
 
-def _pair(item: Any) -> tuple[Any, Any]:
-    if type(item) is not list or len(item) != 2:
-        raise TypeError("a dict's item is not a [key, value] pair")
-    return item[0], item[1]
+def _opcodes() -> list[int | None]:
+    """What follows each opcode a plain pickle may hold, by its byte: that many bytes
+    (>= 0), a length of -n bytes and that many bytes (< 0); None for an opcode it may not."""
+    table: list[int | None] = [None] * 256
+    sizes = {"PROTO": 1, "FRAME": 8, "STOP": 0, "MARK": 0, "NONE": 0, "NEWTRUE": 0,
+             "NEWFALSE": 0, "BININT1": 1, "BININT2": 2, "BININT": 4, "BINFLOAT": 8,
+             "LONG1": -1, "LONG4": -4, "SHORT_BINUNICODE": -1, "BINUNICODE": -4,
+             "BINUNICODE8": -8, "SHORT_BINBYTES": -1, "BINBYTES": -4, "BINBYTES8": -8,
+             "EMPTY_LIST": 0, "APPEND": 0, "APPENDS": 0, "EMPTY_DICT": 0, "SETITEM": 0,
+             "SETITEMS": 0, "EMPTY_TUPLE": 0, "TUPLE": 0, "TUPLE1": 0, "TUPLE2": 0,
+             "TUPLE3": 0, "BINPERSID": 0}
+    for name, size in sizes.items():
+        table[getattr(pickle, name)[0]] = size
+    return table
+
+
+OPCODES = _opcodes()
+LONG4, SHORT_BINUNICODE = pickle.LONG4[0], pickle.SHORT_BINUNICODE[0]
+WALK_WEIGHT = [0] * 256
+"""What each opcode adds to the count that says a frame must be walked (past DEPTH_CAP): one
+for a list, dict or tuple made, past the cap at once for an id (which only a walk makes what
+it stands for)."""
+for _name in ("EMPTY_LIST", "EMPTY_DICT", "EMPTY_TUPLE", "TUPLE1", "TUPLE2", "TUPLE3", "TUPLE"):
+    WALK_WEIGHT[getattr(pickle, _name)[0]] = 1
+WALK_WEIGHT[pickle.BINPERSID[0]] = DEPTH_CAP + 1
+
+
+def plain_pickle(body: bytes) -> bool:
+    """Refuse (NotPlain) bytes that hold any opcode but those that build plain data and ids,
+    an int longer than INT_BITS_CAP bits, or more than OBJECTS_CAP opcodes: so no global is
+    looked up, nothing is called, built or shared (no memo, no copy on the stack: what is read
+    is a tree), and no few bytes make the reader allocate much more than they are. Whether
+    what they build may hold an id, or be nested deeper than DEPTH_CAP (it holds more than
+    DEPTH_CAP lists, dicts and tuples): only then need it be walked."""
+    at, end, table, weights, count, nests = 0, len(body), OPCODES, WALK_WEIGHT, 0, 0
+    while at < end:
+        opcode = body[at]
+        count += 1
+        if opcode == SHORT_BINUNICODE:  # most of what crosses: a short text
+            at += body[at + 1] + 2
+            continue
+        size = table[opcode]
+        if size == 0:
+            at += 1
+            nests += weights[opcode]
+        elif size == -1:
+            at += body[at + 1] + 2
+        elif size is None:
+            raise NotPlain(f"opcode {opcode:#04x} at byte {at}")
+        elif size > 0:
+            at += size + 1
+        else:
+            length = int.from_bytes(body[at + 1:at + 1 - size], "little")
+            if opcode == LONG4 and length * 8 > INT_BITS_CAP:
+                raise NotPlain("an int too long to be data")
+            at += length + 1 - size
+    if count > OBJECTS_CAP:  # each opcode is a byte at least: the scan itself is bounded
+        raise NotPlain(f"more than {OBJECTS_CAP:,} objects")
+    return nests > DEPTH_CAP
 
 
 def type_name(value: Any) -> str:

@@ -1,0 +1,268 @@
+"""The student process's values for the judge and the judge's here: how a message is written
+(`Outgoing`) and read (`Incoming`) on this side, and the handles that stand here for the judge's
+objects (`Handle`). Part of the student process: it needs only the standard library and the
+protocol.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from agentlab_magics.checking.protocol.caps import DEPTH_CAP
+from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
+from agentlab_magics.checking.unchanged import Snapshots
+
+
+class Side(Protocol):
+    """What the student process's server offers the values it writes and reads."""
+
+    handed: dict[int, tuple[int, Any, bool]]
+    snapshots: Snapshots
+    module: types.ModuleType | None
+    exported: dict[int, Any]
+
+    def reference(self, container: list | dict) -> tuple[int | None, bool]:
+        ...
+
+    def whole(self) -> bool:
+        ...
+
+    def export(self, value: Any) -> int:
+        ...
+
+    def handle(self, ident: int, name: str = "", is_callable: bool = False,
+               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = ()) -> Handle:
+        ...
+
+
+class Asker(Protocol):
+    """What a handle asks the judge through: the student process's server."""
+
+    def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
+        ...
+
+    def read(self, handle: Handle, name: str) -> Any:
+        ...
+
+
+class Handle:
+    """An object of the judge's: calling it, or one of the methods it offers, asks the judge;
+    reading one of its attributes asks for a copy. Nothing done to it here changes the
+    judge's object."""
+
+    __slots__ = ("__weakref__", "_asker", "_ident")
+
+    def __init__(self, ident: int, asker: Asker) -> None:
+        self._ident, self._asker = ident, asker
+
+    def __repr__(self) -> str:
+        return _ask(self, "__repr__", (), {})
+
+
+def _ask(handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
+    return object.__getattribute__(handle, "_asker").ask(handle, method, args, kwargs)
+
+
+def _method(name: str) -> Callable[..., Any]:
+    def method(self: Handle, *args: Any, **kwargs: Any) -> Any:
+        return _ask(self, name, args, kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _attribute(name: str) -> property:
+    return property(lambda self: object.__getattribute__(self, "_asker").read(self, name))
+
+
+def _call(self: Handle, *args: Any, **kwargs: Any) -> Any:
+    return _ask(self, "__call__", args, kwargs)
+
+
+_handle_classes: dict[tuple, type] = {}
+
+
+def handle_class(name: str, methods: tuple[str, ...], attributes: tuple[str, ...],
+                 is_callable: bool) -> type:
+    """The class of the handles of one kind of judge object, named as its class is."""
+    key = (name, methods, attributes, is_callable)
+    if key not in _handle_classes:
+        namespace: dict[str, Any] = {"__slots__": (), "__module__": "agentlab.judge"}
+        namespace.update({method: _method(method) for method in methods})
+        namespace.update({attribute: _attribute(attribute) for attribute in attributes})
+        if is_callable:
+            namespace["__call__"] = _call
+        _handle_classes[key] = type(name, (Handle,), namespace)
+    return _handle_classes[key]
+
+
+class Outgoing(Outbound):
+    """This side's messages for the judge: a list or dict the judge handed over goes back named
+    (with what it holds now), a handle as its number, a lab value by what makes it, and any
+    other object as its type and a number that brings the very object back.
+
+    CPython's pickler writes the rest, and, with no memo, stops at a container inside itself
+    (ValueError) or nested past the interpreter's depth (RecursionError); the message is then
+    written again `exact`: each container named as it goes, so one inside itself, or nested
+    DEPTH_CAP deep, goes as a stranger."""
+
+    def __init__(self, server: Side) -> None:
+        super().__init__()
+        self.server = server
+        self.named: set[int] = set()  # the references named this message
+        self.strangers = 0  # values sent as strangers so far
+        self.exact = False
+        self.inside: list[int] = []  # the ids of the containers being written, outermost first
+        self.leaving: dict[int, tuple[Any, ...]] = {}
+        """By the id of the empty list that closes a container's id: what to do once it is
+        written (its id left `inside`; the judge's snapshot of it kept)."""
+        self.fresh: Any = None  # the copy an id just returned carries: written as data
+        self.held: list[tuple[int, list | dict, bytes | None, list | None]] = []
+        """What the judge will hold of each list it is sent, once the message is written."""
+
+    def encode(self, message: dict) -> bytes:
+        """`message` as bytes; the snapshots of what the judge then holds kept."""
+        try:
+            body = self._written(message)
+        except (ValueError, RecursionError):
+            self.exact = True
+            try:
+                body = self._written(message)
+            finally:
+                self.exact = False
+        for held in self.held:
+            self.server.snapshots.hold(*held)
+        return body
+
+    def _written(self, message: dict) -> bytes:
+        self.named, self.held, self.fresh = set(), [], None
+        self.inside.clear()
+        self.leaving.clear()
+        return self.dumps(message)
+
+    def container(self, value: list | dict) -> Any:
+        """A list or dict the judge handed over goes by its reference: alone when the judge
+        holds it as it is (or it was named already in this message), else with what the
+        judge lacks of it, the items after those it holds as they are (`unchanged`)."""
+        if value is self.fresh:
+            self.fresh = None
+            return None
+        if self.leaving:
+            left = self.leaving.pop(id(value), None)
+            if left is not None:
+                return self._left(*left)
+        server = self.server
+        ref, printed = server.reference(value) if server.handed else (None, False)
+        if id(value) in self.inside or (self.exact and len(self.inside) >= DEPTH_CAP):
+            return self.stranger(value)
+        if ref is None:
+            return self._entering(("$=",), value, None) if self.exact else None
+        if ref in self.named:
+            return ("$r", ref)
+        self.named.add(ref)
+        if not printed or server.whole():  # inside another, or named twice
+            return self._entering(("$r", ref, 0), value, None)
+        snapshots = server.snapshots
+        same, whole, items = snapshots.kept(ref, value)
+        if same < 0:
+            return ("$r", ref)
+        return self._entering(("$r", ref, same), value, (ref, whole, items, self.strangers),
+                              same)
+
+    def _entering(self, tag: tuple, value: list | dict, held: tuple | None,
+                  keep: int = 0) -> tuple:
+        """The id of a container written with its contents (its items after the first `keep`),
+        closed by an empty list whose own id, met, says it is written (`_left`)."""
+        closing: list = []
+        self.leaving[id(closing)] = (id(value), value, held)
+        self.inside.append(id(value))
+        self.fresh = (value[keep:] if keep else list(value)) if type(value) is list \
+            else dict(value)
+        return (*tag, self.fresh, closing)
+
+    def _left(self, ident: int, value: list | dict, held: tuple | None) -> None:
+        """A container is written: out of `inside`; the judge now holds what was sent of it
+        (unless a stranger went with it, which the snapshot cannot tell apart)."""
+        self.inside.remove(ident)
+        if held is not None:
+            ref, whole, items, strangers = held
+            self.held.append((ref, value, whole if self.strangers == strangers else None,
+                              items))
+
+    def stranger(self, value: Any) -> Any:
+        # imported at the first value that is not data, not at start: the student process
+        # starts without lab.remaking (0.6 ms; most checks never send such a value)
+        from agentlab_magics.lab.remaking import recipe
+
+        number = handle_number(value)
+        if number is not None:
+            return ("$h", number)
+        self.strangers += 1
+        made_of = recipe(value)
+        if made_of is not None:
+            return ("$v", *made_of)
+        base = _plain_base(value)
+        if base is not None:
+            try:
+                return ("$x", type_name(value), base.__name__, base(value),
+                        self.server.export(value))
+            except Exception:  # the code's own conversion failed: it is a stranger like any
+                pass
+        if _is_step(value):  # a step of the student's own: its answers run here
+            return ("$s", self.server.export(value), type_name(value))
+        return ("$c" if callable(value) else "$o", self.server.export(value), type_name(value))
+
+
+def _is_step(value: Any) -> bool:
+    """Whether `value` is a lab step (a lab.steps.Step subclass of the student's). Only code
+    that imported lab.steps can make one, so a process that never did is not made to."""
+    steps = sys.modules.get("agentlab_magics.lab.steps")
+    return steps is not None and isinstance(value, steps.Step)
+
+
+def handle_number(value: Any) -> int | None:
+    """The number of the judge's object `value` is a handle of, or None."""
+    return object.__getattribute__(value, "_ident") if isinstance(value, Handle) else None
+
+
+def _plain_base(value: Any) -> type | None:
+    """The plain type a subclass of one imitates (a str subclass's str), or None."""
+    for base in (dict, list, tuple, str, int, float, bytes):
+        if isinstance(value, base) and type(value) is not base:
+            return base
+    return None
+
+
+class Incoming(Inbound):
+    """The judge's values here: a handle becomes an object of its kind, a number of ours the
+    very object we sent, a list or dict the judge names is kept with its name for the call
+    that receives it, a lab value is made by its class."""
+
+    def __init__(self, server: Side) -> None:
+        self.server = server
+        self.arriving: list[tuple[int, Any]] = []
+        self.plain = True  # the message read holds nothing but plain data and handles
+
+    def tagged(self, pid: Any) -> Any:
+        tag = pid[0]
+        if tag == "$r":
+            self.arriving.append((pid[1], pid[2]))
+            return pid[2]
+        if tag == "$h":
+            return self.server.handle(*pid[1:])
+        if tag == "$w":  # whether the call's arguments named one list twice
+            return pid[1]
+        self.plain = False
+        if tag in ("$c", "$o"):
+            ident = pid[1]
+            if type(ident) is str:  # one of the module's own functions, by name
+                return getattr(self.server.module, ident)
+            return self.server.exported[ident]
+        if tag == "$v":
+            from agentlab_magics.lab.remaking import made  # not at start: see `stranger`
+
+            return made(pid[1], pid[2])
+        raise KeyError(tag)
