@@ -8,7 +8,6 @@ what any run needs (lab/caps.py) is stopped with CapReached, and nothing more is
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentlab_magics.lab.caps import CALL_CAP, CALLS_PAST_MAX, COPY_CAP, reached
+from agentlab_magics.lab.copies import copied
 from agentlab_magics.lab.messages import Message, fail
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.steps import Step
@@ -116,7 +116,7 @@ class ScriptedModel:
             return _checked_reply(step.answer(request), step)
         if callable(step):
             return _checked_reply(step(request), step)
-        return copy.deepcopy(step)
+        return copied(step)
 
     def _next_step(self, call_number: int) -> Any:
         if self._played < len(self.steps):
@@ -159,11 +159,11 @@ def _runaway(calls: int, max_calls: int | None, copied: int) -> str | None:
 
 def _record(system: Any, messages: Any, tools: Any) -> Request:
     """The request as received, deep-copied, with what a scripted step most often asks about."""
-    copied = copy.deepcopy(messages)
-    readable = [m for m in copied if isinstance(m, dict)] if isinstance(copied, list) else []
+    kept = copied(messages)
+    readable = [m for m in kept if isinstance(m, dict)] if isinstance(kept, list) else []
     last = readable[-1] if readable else None
     users = [m.get("content") for m in readable if m.get("role") == "user"]
-    return Request(system=system, messages=copied, tools=copy.deepcopy(tools),
+    return Request(system=system, messages=kept, tools=copied(tools),
                    last_result=last if last is not None and last.get("role") == "toolResult"
                    else None,
                    user_text=users[-1] if users and isinstance(users[-1], str) else "")
@@ -189,7 +189,7 @@ def _checked_reply(message: Any, step: Callable | Step) -> Message:
         name = getattr(step, "__name__", None) or repr(step).splitlines()[0]
         raise ScriptError(f"The step {name} returned {_describe(message)}, not a reply: a step "
                           "function must return lab.reply(...), lab.say(...) or lab.fail(...).")
-    return copy.deepcopy(message)
+    return copied(message)
 
 
 def _describe(value: Any) -> str:
