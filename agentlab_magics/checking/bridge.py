@@ -173,14 +173,15 @@ class Incoming(Inbound):
 
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
+        self.ids = 0  # the ids made so far of the message being read
 
     def loads(self, body: bytes) -> Any:
         """The message `body` holds, its values checked and made; bytes that are not plain data
         (`NotPlain`), cannot be read, or hold ids that stand for nothing are a WireError."""
         try:
-            walk = plain_pickle(body)
+            containers, ids = plain_pickle(body)
             message = super().loads(body)
-            return self.checked(message, 0) if walk else message
+            return self.made(message, containers, ids)
         except (TooDeep, Stopped):
             raise
         except NotPlain as exc:
@@ -191,11 +192,33 @@ class Incoming(Inbound):
     def tagged(self, pid: Any) -> Any:
         return _Pending(pid)
 
+    def made(self, message: Any, containers: int, ids: int) -> Any:
+        """`message` checked (`checked`) only where it must be: not at all when it holds no id
+        and too few containers to be nested past DEPTH_CAP; its sync alone when the ids are all
+        there (a message's big values are most often the code's own, its references in
+        the sync); else whole, the sync once."""
+        self.ids = 0
+        deep = containers > DEPTH_CAP
+        if not ids and not deep:
+            return message
+        if type(message) is not dict:
+            return self.checked(message, 0)
+        sync = message.get("sync")
+        if type(sync) is list:
+            self.checked(sync, 1)
+            if self.ids == ids and not deep:
+                return message
+        for key, value in message.items():
+            if value is not sync:
+                message[key] = self.checked(value, 1)
+        return message
+
     def checked(self, value: Any, depth: int) -> Any:
         """`value` at most DEPTH_CAP deep, each id in it made what it stands for (a list or
         dict in place: it is fresh from the frame)."""
         kind = type(value)
         if kind is _Pending:
+            self.ids += 1
             return self.stands_for(self.checked(value.pid, depth))
         if kind is not list and kind is not dict and kind is not tuple:
             return value

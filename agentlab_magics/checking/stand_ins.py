@@ -76,7 +76,9 @@ class Remote:
         self.process, self.ident = process, ident
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.process.call(self, args, kwargs)
+        # one of the module's functions goes by its name: a message that names no object of
+        # the student's lets the student process snapshot the lists it hands over as they come
+        return self.process.call(self.ident if type(self.ident) is str else self, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of the student's code>"

@@ -17,7 +17,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
-from agentlab_magics.checking.protocol.caps import DEPTH_CAP, INT_BITS_CAP, OBJECTS_CAP
+from agentlab_magics.checking.protocol.caps import INT_BITS_CAP, OBJECTS_CAP
 
 PROTOCOL = 5
 ATOMS = frozenset({str, float, bool, type(None), bytes, tuple})
@@ -140,23 +140,23 @@ def _opcodes() -> list[int | None]:
 
 OPCODES = _opcodes()
 LONG4, SHORT_BINUNICODE = pickle.LONG4[0], pickle.SHORT_BINUNICODE[0]
-WALK_WEIGHT = [0] * 256
-"""What each opcode adds to the count that says a frame must be walked (past DEPTH_CAP): one
-for a list, dict or tuple made, past the cap at once for an id (which only a walk makes what
-it stands for)."""
+ID_WEIGHT = 1 << 32
+WEIGHTS = [0] * 256
+"""What each opcode adds to a frame's count of what it makes: one for a list, dict or tuple,
+ID_WEIGHT for an id (`plain_pickle` says both)."""
 for _name in ("EMPTY_LIST", "EMPTY_DICT", "EMPTY_TUPLE", "TUPLE1", "TUPLE2", "TUPLE3", "TUPLE"):
-    WALK_WEIGHT[getattr(pickle, _name)[0]] = 1
-WALK_WEIGHT[pickle.BINPERSID[0]] = DEPTH_CAP + 1
+    WEIGHTS[getattr(pickle, _name)[0]] = 1
+WEIGHTS[pickle.BINPERSID[0]] = ID_WEIGHT
 
 
-def plain_pickle(body: bytes) -> bool:
+def plain_pickle(body: bytes) -> tuple[int, int]:
     """Refuse (NotPlain) bytes that hold any opcode but those that build plain data and ids,
     an int longer than INT_BITS_CAP bits, or more than OBJECTS_CAP opcodes: so no global is
     looked up, nothing is called, built or shared (no memo, no copy on the stack: what is read
     is a tree), and no few bytes make the reader allocate much more than they are. Whether
     what they build may hold an id, or be nested deeper than DEPTH_CAP (it holds more than
     DEPTH_CAP lists, dicts and tuples): only then need it be walked."""
-    at, end, table, weights, count, nests = 0, len(body), OPCODES, WALK_WEIGHT, 0, 0
+    at, end, table, weights, count, made = 0, len(body), OPCODES, WEIGHTS, 0, 0
     while at < end:
         opcode = body[at]
         count += 1
@@ -166,7 +166,7 @@ def plain_pickle(body: bytes) -> bool:
         size = table[opcode]
         if size == 0:
             at += 1
-            nests += weights[opcode]
+            made += weights[opcode]
         elif size == -1:
             at += body[at + 1] + 2
         elif size is None:
@@ -180,7 +180,7 @@ def plain_pickle(body: bytes) -> bool:
             at += length + 1 - size
     if count > OBJECTS_CAP:  # each opcode is a byte at least: the scan itself is bounded
         raise NotPlain(f"more than {OBJECTS_CAP:,} objects")
-    return nests > DEPTH_CAP
+    return made % ID_WEIGHT, made // ID_WEIGHT
 
 
 def type_name(value: Any) -> str:
