@@ -181,7 +181,7 @@ class Incoming(Inbound):
         try:
             containers, ids = plain_pickle(body)
             message = super().loads(body)
-            return self.made(message, containers, ids)
+            return self.resolved(message, containers, ids)
         except (TooDeep, Stopped):
             raise
         except NotPlain as exc:
@@ -192,7 +192,7 @@ class Incoming(Inbound):
     def tagged(self, pid: Any) -> Any:
         return _Pending(pid)
 
-    def made(self, message: Any, containers: int, ids: int) -> Any:
+    def resolved(self, message: Any, containers: int, ids: int) -> Any:
         """`message` checked (`checked`) only where it must be: not at all when it holds no id
         and too few containers to be nested past DEPTH_CAP; its sync alone when the ids are all
         there (a message's big values are most often the code's own, its references in
@@ -204,12 +204,13 @@ class Incoming(Inbound):
         if type(message) is not dict:
             return self.checked(message, 0)
         sync = message.get("sync")
-        if type(sync) is list:
-            self.checked(sync, 1)
+        walked = sync if type(sync) is list else None
+        if walked is not None:
+            self.checked(walked, 1)
             if self.ids == ids and not deep:
                 return message
         for key, value in message.items():
-            if value is not sync:
+            if value is not walked:
                 message[key] = self.checked(value, 1)
         return message
 

@@ -193,13 +193,14 @@ class Outgoing(Outbound):
                               items))
 
     def stranger(self, value: Any) -> Any:
-        # imported at the first value that is not data, not at start: the student process
-        # starts without lab.remaking (0.6 ms; most checks never send such a value)
-        from agentlab_magics.lab.remaking import recipe
-
         number = handle_number(value)
         if number is not None:
             return ("$h", number)
+        # imported at the first value that is neither data nor a handle, not at start:
+        # lab.remaking brings the lab's model and steps (milliseconds), and most checks never
+        # send such a value
+        from agentlab_magics.lab.remaking import recipe
+
         self.strangers += 1
         made_of = recipe(value)
         if made_of is not None:
