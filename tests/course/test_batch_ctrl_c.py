@@ -4,9 +4,9 @@ and never printed as a traceback."""
 from __future__ import annotations
 
 import gc
-import os
 import signal
 import sys
+import threading
 import weakref
 
 from agentlab_magics.grading.batch import _noting_interrupts
@@ -20,7 +20,9 @@ def test_ctrl_c_in_a_finalizer_while_grading_in_this_process_is_noted_not_printe
         pass
 
     def in_a_callback(_):
-        os.kill(os.getpid(), signal.SIGINT)
+        # To this very thread: os.kill lets the kernel hand the signal to any thread of the
+        # process (xdist's among them), which a busy machine may run only after the block ends.
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         for _ in range(1000):  # Python's loop, which runs a pending signal's handler on its
             pass               # next turn, however busy the machine (a C call like sum would not)
 
