@@ -16,27 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.cell_source import not_written
+from agentlab_magics.checking.refusals import first_refusal
 
 if TYPE_CHECKING:  # for types only: report.py imports this module
     from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 
 CALL_ID = re.compile(r"\bc\d+\b")
-COMPLAINT_AT = re.compile(r"^400 invalid_request: (?:messages\[\d+\]: )?")
-# What to change for the strict provider's commonest refusals, in the lessons' own words.
-FIXES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"toolCall (c\d+) has no toolResult"),
-     r"call \1 never gets a toolResult: after running a call, append its result to the list"),
-    (re.compile(r"user content must be a string"),
-     "user_message makes a message the provider refuses (a user's content must be the plain "
-     "string they typed): fix user_message first"),
-    (re.compile(r"toolResult (c\d+) has no toolCall before it"),
-     r"a request holds the result of call \1 but not the call: send the whole record"),
-    (re.compile(r"assistant message has empty content"),
-     "a failed reply (empty content) is sent back to the model: leave failed replies out of "
-     "the request"),
-]
-# The provider's refusal of a call left unanswered: the message's index and the call's id.
-UNANSWERED = re.compile(r"messages\[(\d+)\]: toolCall (c\d+) has no toolResult")
 # A value test's message starts with the call it made: "user_message('Hi.') gave ...".
 CALLED = re.compile(r"^(\w+)\(")
 UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
@@ -138,49 +123,6 @@ def cause_of(outcome: TestOutcome) -> str:
     return outcome.message.rstrip(".") or outcome.sentence.rstrip(".")
 
 
-def _fix_of(text: str) -> str:
-    for pattern, fix in FIXES:
-        match = pattern.search(text)
-        if match:
-            return match.expand(fix)
-    return ""
-
-
-def first_refusal(requests: list[SentRequest] | None) -> str | None:
-    """The first refusal among the requests kept, as a cause: a call's result sent in the
-    wrong shape told as that, else what to change where the lessons say it, else the
-    provider's own words."""
-    for request in requests or []:
-        if request.refused:
-            complaint = COMPLAINT_AT.sub("", request.refused)
-            return (_result_misshapen(request.refused, request.shape) or _fix_of(complaint)
-                    or f"the provider refused a request: {complaint}")
-    return None
-
-
-def _result_misshapen(refused: str, shape: str) -> str:
-    """For a call the provider found unanswered: what stands where its result belongs, when
-    that is a user message (the result sent as the user's, or none before the next prompt:
-    the sentence fits both) or a toolResult naming no call ("" otherwise, or when the shape
-    kept is too short to say)."""
-    unanswered = UNANSWERED.search(refused)
-    if unanswered is None:
-        return ""
-    index, call = int(unanswered[1]), unanswered[2]
-    tokens = shape.split()
-    after = [token for token in tokens[index + 1:] if not token.startswith("R(c")]
-    if not after:
-        return ""
-    if after[0] == "U":  # its result sent as the user's, or no result before a new prompt
-        return (f"call {call} is followed by a user message, not its toolResult: each call's "
-                "result is a message of role \"toolResult\" (naming the call in tool_call_id), "
-                "right after the reply that asked for it")
-    if after[0] == "R(None)":
-        return (f"the result of call {call} has no tool_call_id: a toolResult names the call "
-                "it answers, tool_call_id the call's id")
-    return ""
-
-
 def went_on_after(record: list[Any] | None, requests: list[SentRequest] | None
                   ) -> tuple[int, str] | None:
     """(row, "no tool" or "failed") for the first reply after which the loop called the model
@@ -202,8 +144,9 @@ def went_on_cause(kind: str) -> str:
     if kind == "failed":
         return ("run_agent called the model again after a failed reply (stop_reason "
                 "\"error\"): a failed reply ends the run")
-    return ("run_agent called the model again after a reply that asked for no tool: such a "
-            "reply is the answer, so return it there")
+    return ("run_agent called the model again after a reply that asked for no tool: a reply "
+            "with no toolCall block is the answer, whatever its stop_reason says, so return it "
+            "there")
 
 
 def went_on_evidence(row: int, kind: str) -> str:

@@ -15,6 +15,7 @@ import pytest
 from agentlab_magics.checking.report import CheckReport
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
+from tests.mutation.constructs import first_sentence, verdict
 from tests.mutation.mutants import LIARS, MUTANTS, Liar, Mutant
 
 LABS = list(labs())
@@ -119,3 +120,30 @@ def test_a_lying_harness_passes_no_test(liar, check):
 
 def test_every_lab_has_its_liars():
     assert {liar.lab for liar in LIARS} == set(LABS)
+
+
+def every_bug() -> list[Mutant]:
+    """The mutants, and the typical bugs of the diagnosis tests that are not among them."""
+    from tests.checking.test_diagnosis import CASES
+
+    named = {mutant.name for mutant in MUTANTS}
+    return [*MUTANTS, *(bug for bug, _, _ in CASES if bug.name not in named)]
+
+
+def test_the_first_sentence_of_every_bugs_report_names_what_was_edited_or_no_cause(check):
+    """Over every mutant and every typical bug, the first sentence a student reads of the
+    report (with the held-back tests, as the graded feedback shows it) names the construct the
+    edit touched, or names no cause: none names a wrong one (tests/mutation/constructs.py says
+    how each is told), and at least 90% name it."""
+    table: dict[str, list[str]] = {"named": [], "silent": [], "wrong": []}
+    for bug in every_bug():
+        reference = find_lab(bug.lab).reference
+        report = mutant_report(check, bug)
+        table[verdict(bug, reference, report)].append(
+            f"{bug.lab}: {bug.name}: {first_sentence(report)[0]}")
+    total = sum(len(bugs) for bugs in table.values())
+    print(f"\nbugs {total}, named {len(table['named'])}, silent {len(table['silent'])}, "
+          f"wrong {len(table['wrong'])}")
+    print("silent:", *table["silent"], sep="\n  ")
+    assert not table["wrong"], "\n".join(table["wrong"])
+    assert len(table["named"]) >= 0.9 * total, "\n".join(table["silent"])
