@@ -111,6 +111,18 @@ class CheckReport(BaseModel):
         meanings = [meaning for outcome, meaning in MARK_KEY.items() if outcome in shown]
         return "; ".join(meanings) if meanings else None
 
+    def folded(self) -> dict[str, str]:
+        """Per group of earlier lessons' tests of which every one passed, the one line that
+        stands for the whole group where it is folded ("Still holds from lesson 3: all 9
+        tests pass"); a group with a test that did not pass is never folded."""
+        groups: dict[str, list[bool]] = {}
+        for outcome in self.outcomes:
+            if outcome.group:
+                groups.setdefault(outcome.group, []).append(outcome.passed)
+        return {group: f"{group}: {'all ' * (len(passed) > 1)}{len(passed)} "
+                       f"test{'s pass' if len(passed) > 1 else ' passes'}"
+                for group, passed in groups.items() if all(passed)}
+
     def share(self, names: list[str]) -> CheckReport:
         """This report cut to the lab's own tests named in `names` (never an earlier lab's
         that still hold), with its problem: one graded cell's share of a whole check."""

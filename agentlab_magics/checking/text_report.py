@@ -27,12 +27,16 @@ def printable(text: str) -> str:
 def render(report: CheckReport) -> str:
     """The summary and the causes the report leads with (`diagnosis.leads`), then a mark and
     the sentence per test, each failure's message indented; the earlier lessons' tests that
-    still hold come under their group's heading; last, what the uncommon marks shown mean."""
+    still hold come under their group's heading, a group that all passed as its heading's one
+    line (`CheckReport.folded`); last, what the uncommon marks shown mean."""
     lines, group = [report.summary(), *(cause.lead for cause in leads(report))], ""
+    folded = report.folded()
     for outcome in report.outcomes:
         if outcome.group != group:
             group = outcome.group
-            lines.append(group)
+            lines.append(folded.get(group, group))
+        if group in folded:
+            continue
         lines.append(f"{outcome.mark} {outcome.sentence}")
         if outcome.message:
             lines.append(textwrap.indent(outcome.message, "    "))

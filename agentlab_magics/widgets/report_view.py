@@ -66,7 +66,7 @@ def report_data(report: CheckReport) -> dict[str, Any]:
     return {"kind": "report", "lab_id": report.lab_id, "title": report.title,
             "summary": report.summary(), "all_passed": report.all_passed,
             "problem": report.problem, "causes": drawn_causes, "tests": tests,
-            "key": report.mark_key()}
+            "folded": report.folded(), "key": report.mark_key()}
 
 
 def panels(outcome: TestOutcome) -> dict[str, Any]:
@@ -135,17 +135,23 @@ def sent_data(outcome: TestOutcome) -> dict[str, Any]:
             "not_kept": total - len(requests)}
 
 
-def group_headings(tests: list[dict[str, Any]]) -> list[str]:
-    """Per test, the heading drawn above it: its group's ("Still holds from lesson 3") where
-    the group begins, else ""; the lab's own tests, first, have none."""
-    groups = [test.get("group", "") for test in tests]
-    return [group if group != previous else "" for group, previous in zip(groups, ["", *groups])]
+def test_runs(tests: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
+    """The tests as runs of one group each, in order: (the group, "" for the lab's own tests
+    first, and the indices of its tests)."""
+    runs: list[tuple[str, list[int]]] = []
+    for index, test in enumerate(tests):
+        group = test.get("group", "")
+        if not runs or runs[-1][0] != group:
+            runs.append((group, []))
+        runs[-1][1].append(index)
+    return runs
 
 
 def report_html(data: dict[str, Any]) -> str:
     """The report as self-contained HTML: a summary line; each shared cause's lead sentence
     and its one drawing; then a line per test, failures open in a <details> with their
-    message and, for a failure no other shares, the drawings of its run."""
+    message and, for a failure no other shares, the drawings of its run; a group of earlier
+    lessons' tests that all pass folded into its one line."""
     parts = ['<div class="al-report">', style(),
              f'<p class="al-summary {"al-ok" if data["all_passed"] else "al-bad"}">'
              f'{escape(data["summary"])}</p>']
@@ -155,29 +161,42 @@ def report_html(data: dict[str, Any]) -> str:
         parts.append(f'<div class="al-cause"><p class="al-lead">{escape(cause["lead"])}</p>'
                      f'{panels_html(cause)}</div>')
     parts.append('<ul class="al-tests">')
-    for test, group in zip(data["tests"], group_headings(data["tests"])):
+    for group, indices in test_runs(data["tests"]):
+        items = "".join(test_html(data["tests"][index]) for index in indices)
+        folded = data.get("folded", {}).get(group)
+        if folded:  # earlier lessons' tests that all pass: one line, opened on a click
+            parts.append(f'<li class="al-group al-folded"><details><summary>{escape(folded)}'
+                         f'</summary><ul class="al-held">{items}</ul></details></li>')
+            continue
         if group:
             parts.append(f'<li class="al-group">{escape(group)}</li>')
-        heading = (f'<span class="al-mark" title="{escape(test["outcome"])}">'
-                   f'{escape(test["mark"])}</span>'
-                   f'<span class="al-sentence">{escape(test["sentence"])}</span>')
-        parts.append(f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
-                     f'data-test="{escape(test["name"])}">')
-        drawn = panels_html(test)
-        if "message" in test or drawn:
-            opened = " open" if test["open"] else ""
-            parts.append(f"<details{opened}><summary>{heading}</summary>")
-            if "message" in test:
-                parts.append(f'<div class="al-message">{text_block_html(test["message"])}</div>')
-            parts.append(drawn)
-            parts.append("</details>")
-        else:
-            parts.append(heading)
-        parts.append("</li>")
+        parts.append(items)
     parts.append("</ul>")
     if data.get("key"):
         parts.append(f'<p class="al-key">Marks: {escape(data["key"])}</p>')
     parts.append("</div>")
+    return "".join(parts)
+
+
+def test_html(test: dict[str, Any]) -> str:
+    """One test's line: its mark and sentence, a failure's message and drawings folded under
+    it."""
+    heading = (f'<span class="al-mark" title="{escape(test["outcome"])}">'
+               f'{escape(test["mark"])}</span>'
+               f'<span class="al-sentence">{escape(test["sentence"])}</span>')
+    parts = [f'<li class="al-test al-outcome-{escape(test["outcome"])}" '
+             f'data-test="{escape(test["name"])}">']
+    drawn = panels_html(test)
+    if "message" in test or drawn:
+        opened = " open" if test["open"] else ""
+        parts.append(f"<details{opened}><summary>{heading}</summary>")
+        if "message" in test:
+            parts.append(f'<div class="al-message">{text_block_html(test["message"])}</div>')
+        parts.append(drawn)
+        parts.append("</details>")
+    else:
+        parts.append(heading)
+    parts.append("</li>")
     return "".join(parts)
 
 
@@ -298,14 +317,16 @@ def report_text(report: CheckReport, data: dict[str, Any]) -> str:
     for cause in data.get("causes", []):
         lines.append(cause["lead"])
         lines.extend(panels_text(outcomes[cause["drawn_by"]], cause, "    "))
-    for outcome, test, group in zip(report.outcomes, data["tests"],
-                                    group_headings(data["tests"])):
-        if group:
-            lines.append(group)
-        lines.append(f'{test["mark"]} {test["sentence"]}')
-        if outcome.message and not outcome.passed:
-            lines.extend(f"    {line}" for line in outcome.message.splitlines())
-        lines.extend(panels_text(outcome, test, "    "))
+    for group, indices in test_runs(data["tests"]):
+        folded = data.get("folded", {}).get(group)
+        if folded or group:
+            lines.append(folded or group)
+        for index in [] if folded else indices:
+            outcome, test = report.outcomes[index], data["tests"][index]
+            lines.append(f'{test["mark"]} {test["sentence"]}')
+            if outcome.message and not outcome.passed:
+                lines.extend(f"    {line}" for line in outcome.message.splitlines())
+            lines.extend(panels_text(outcome, test, "    "))
     if data.get("key"):
         lines.append(f'Marks: {data["key"]}')
     return printable("\n".join(lines))

@@ -724,11 +724,23 @@ function renderReport(host, data) {
     renderPanels(block, cause, cleanups);
     root.append(block);
   }
-  let group = ""; // the tests of earlier lessons that still hold come under their heading
+  // The tests of earlier lessons that still hold come under their group's heading; a group
+  // whose tests all pass is that one line, opened on a click.
+  let group = "", into = list;
   for (const test of data.tests || []) {
     if ((test.group || "") !== group) {
       group = test.group || "";
-      list.append(node("li", "al-group", group));
+      into = list;
+      const folded = (data.folded || {})[group];
+      if (folded) {
+        const heading = node("li", "al-group al-folded"), details = node("details");
+        into = node("ul", "al-held");
+        details.append(node("summary", "", folded), into);
+        heading.append(details);
+        list.append(heading);
+      } else {
+        list.append(node("li", "al-group", group));
+      }
     }
     const item = node("li", `al-test al-outcome-${test.outcome}`);
     item.dataset.test = test.name;
@@ -751,7 +763,7 @@ function renderReport(host, data) {
     } else {
       item.append(...heading);
     }
-    list.append(item);
+    into.append(item);
   }
   root.append(list);
   if (data.key) root.append(node("p", "al-key", `Marks: ${data.key}`)); // what "!" and "◷" mean

@@ -8,6 +8,7 @@ Screenshots go to $AGENTLAB_SCREENSHOTS, or else a temporary folder.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -72,9 +73,13 @@ def test_a_failing_graded_cell_shows_its_report_and_one_line(lab, screenshots):
 
 def test_the_check_report_draws_the_tests_that_still_hold_under_headings(lab, screenshots):
     report = output(lab.page, CHECK).locator(".al-report")
-    expect(report.locator(".al-group")).to_have_text(
-        [f"Still holds from lesson {n}" for n in (1, 2, 4, 6)])
+    expect(report.locator(".al-group > details > summary")).to_have_text(  # all pass: folded
+        [re.compile(rf"^Still holds from lesson {n}: all \d+ tests pass$") for n in (1, 2, 4, 6)])
     heading = report.locator(".al-group", has_text="Still holds from lesson 4")
+    expect(heading.locator("li.al-test").first).to_be_hidden()
+    heading.locator("summary").click()  # opened, it lists the group's tests
+    expect(heading.locator("li.al-test")).to_have_count(9)
+    expect(heading.locator("li.al-test").first).to_be_visible()
     heading.scroll_into_view_if_needed()
     shoot(lab.page, screenshots, "lab-report-still-holds")
 
