@@ -99,6 +99,15 @@ CASES: list[tuple[Mutant, str, list[str]]] = [
     (MUTANT["rebuilt: only the first call is answered"],
      "tests fail for one reason: call c2 never gets a toolResult", []),
     (MUTANT["turns numbered from 0"], "'turn_start 0' where 'turn_start 1' belongs", []),
+    # lesson 7's run_end: its reason under another key (the issue's case), and never told
+    (bug("lesson 7: run_end's reason under another key", "lesson7",
+         '{"type": "run_end", "reason": reason}', '{"type": "run_end", "why": reason}'),
+     "6 tests fail for one reason: the run_end events have no 'reason' key and have a key "
+     "'why' that does not belong", ["the reason is"]),
+    (bug("lesson 7: run_end never told", "lesson7",
+         '    finally:\n        emit(listener, {"type": "run_end", "reason": reason})',
+         "    finally:\n        pass"),
+     "it told 11 events and stopped before 'run_end'", ["fail for one reason"]),
     # a result's order, its label, a run that returns on unanswered calls, an unknown tool
     (MUTANT["the reversed results"],
      "the results of calls c1, c2 come in the order c2, c1: append each call's result in the "
