@@ -177,6 +177,7 @@ function renderTranscript(host, given, model) {
   let tops = new Float64Array(1);
   let frame = 0;
   let width = 0;
+  let hidden = false; // whether the last draw found the scroller hidden
   let hover = null;
   let asks = 0; // the number of the latest search asked of the kernel
   let visited = -1; // the flagged row "next flagged" went to last
@@ -360,7 +361,18 @@ function renderTranscript(host, given, model) {
   }
 
   // Draw the rows in and near view, measure them, and redo the layout while guesses were wrong.
+  // Hidden for a moment (JupyterLab hides the page while it swaps themes), the scroller says it
+  // is at the top: nothing is drawn then, and the next frame or the observer of its size draws
+  // the rows where it is once it shows again.
   function draw(pass = 0) {
+    if (scroller.isConnected && scroller.clientHeight === 0) {
+      if (!hidden) {
+        hidden = true;
+        schedule();
+      }
+      return;
+    }
+    hidden = false;
     const top = scroller.scrollTop;
     const atEnd = top > 0 && top + scroller.clientHeight >= scroller.scrollHeight - 2;
     const from = firstBelow(top - OVERSCAN);

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 import nbformat
 import pytest
-from playwright.sync_api import Browser, Locator, Page
+from playwright.sync_api import Browser, Locator, Page, expect
 
 VIEWPORT = {"width": 1400, "height": 1000}
 WAIT_MS = 60_000       # the longest any one step may take: JupyterLab's first load, the run
@@ -209,3 +209,22 @@ def click(target: Locator) -> None:
     """Click `target`, then move the mouse off the page's content: what stays lit is pinned."""
     target.click()
     target.page.mouse.move(0, 0)
+
+
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+def use_theme(page: Page, theme: str) -> None:
+    """Settings > Theme > the theme, as a student picks it; done once the page says so."""
+    light = "true" if theme == "light" else "false"
+    if page.locator("body").get_attribute("data-jp-theme-light") != light:
+        page.get_by_role("menuitem", name="Settings", exact=True).click()
+        menu_item(page, "Theme").click()  # a submenu, and its items checkboxes: not "menuitem"
+        menu_item(page, THEMES[theme]).click()
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-name", THEMES[theme])
+
+
+def menu_item(page: Page, label: str) -> Locator:
+    return page.locator(".lm-Menu-item").filter(
+        has=page.locator(".lm-Menu-itemLabel").get_by_text(label, exact=True))

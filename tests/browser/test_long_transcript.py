@@ -1,7 +1,8 @@
 """A transcript of 100,000 messages in real JupyterLab: its first rows are sent unjudged and
 drawn at once, the kernel's judgement follows, and search, the request toggle, raw JSON and
-"next flagged" work over the whole record, fetching from the kernel rows never sent. Saving
-writes the full static rendering the kernel kept, not the first-screen copy."""
+"next flagged" work over the whole record, fetching from the kernel rows never sent; a theme
+switch while scrolled leaves it where it was, its rows drawn. Saving writes the full static
+rendering the kernel kept, not the first-screen copy."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab_session import Browsing, click, output, ran_all, row, shoot
+from tests.browser.lab_session import Browsing, click, output, ran_all, row, shoot, use_theme
 from tests.student_notebook import notebook_of
 
 NOTEBOOK = "long.ipynb"
@@ -98,6 +99,33 @@ def test_next_flagged_the_toggle_and_raw_json_work_on_rows_never_sent(lab, scree
     click(view.locator('[data-action="toggle-raw"]'))
     view.locator(".al-scroll").evaluate("node => { node.scrollTop = node.scrollHeight; }")
     expect(row(view, SIZE - 1)).to_contain_text(f"answer {SIZE // 4 - 1}")
+
+
+# The rows drawn in the scroller's box, and its scroll position.
+IN_VIEW = """(scroller) => {
+  const box = scroller.getBoundingClientRect();
+  const rows = [...scroller.querySelectorAll(".al-row")].filter((row) => {
+    const rect = row.getBoundingClientRect();
+    return rect.height > 0 && rect.bottom > box.top && rect.top < box.bottom;
+  });
+  return { top: scroller.scrollTop, rows: rows.map((row) => Number(row.dataset.index)) };
+}"""
+
+
+def test_a_theme_switch_while_scrolled_keeps_the_place_and_its_rows(lab, screenshots):
+    """Scrolled to the middle of the record, the student switches JupyterLab's theme and back:
+    the transcript stays where it was, its rows drawn, with no scroll needed to bring them."""
+    scroller = transcript(lab).locator(".al-scroll")
+    scroller.evaluate("node => { node.scrollTop = node.scrollHeight / 2; }")
+    expect(row(transcript(lab), SIZE // 2)).to_be_visible()
+    before = scroller.evaluate(IN_VIEW)
+    assert before["rows"], before
+    for theme in ("dark", "light"):
+        use_theme(lab.page, theme)
+        lab.page.wait_for_timeout(500)  # what the page shows once the theme has settled
+        after = scroller.evaluate(IN_VIEW)
+        shoot(transcript(lab), screenshots, f"long-transcript-theme-{theme}")
+        assert after["top"] == before["top"] and SIZE // 2 in after["rows"], (theme, after)
 
 
 def test_saving_writes_the_full_static_rendering_the_kernel_kept(lab, home):

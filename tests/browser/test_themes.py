@@ -15,7 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from agentlab_magics.course import find_lab
-from tests.browser.lab_session import Browsing, cell, output, ran_all, row, shoot
+from tests.browser.lab_session import THEMES, Browsing, cell, output, ran_all, row, shoot, use_theme
 from tests.student_notebook import RECORD, SENDS_THE_RECORD, notebook_of
 
 NOTEBOOK = "themes.ipynb"
@@ -44,7 +44,6 @@ CELLS = {"transcript": RECORD,
          "map": "%progress"}
 CELL = {name: index for index, name in enumerate(CELLS, start=1)}
 ROOT = ".al-transcript, .al-report, .al-question, .al-progress-map, .al-solution"
-THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 
 # Every text of `root` whose contrast is under 4.5:1: each element with text of its own that
 # is drawn, its colour over the background made of every background behind it, down to the
@@ -111,22 +110,6 @@ def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
     with ran_all(browser, tmp_path_factory.mktemp("themes"), NOTEBOOK, notebook,
                  lambda page: cell(page, CELL["map"]).locator(".al-progress-map")) as browsing:
         yield browsing
-
-
-def use_theme(page: Page, theme: str) -> None:
-    """Settings > Theme > the theme, as a student picks it; done once the page says so."""
-    light = "true" if theme == "light" else "false"
-    if page.locator("body").get_attribute("data-jp-theme-light") != light:
-        page.get_by_role("menuitem", name="Settings", exact=True).click()
-        menu_item(page, "Theme").click()  # a submenu, and its items checkboxes: not "menuitem"
-        menu_item(page, THEMES[theme]).click()
-    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
-    expect(page.locator("body")).to_have_attribute("data-jp-theme-name", THEMES[theme])
-
-
-def menu_item(page: Page, label: str) -> Locator:
-    return page.locator(".lm-Menu-item").filter(
-        has=page.locator(".lm-Menu-itemLabel").get_by_text(label, exact=True))
 
 
 def view(page: Page, name: str) -> Locator:
