@@ -10,7 +10,7 @@ from typing import Any
 from agentlab_magics.checking.protocol.caps import RECORD_EDGE
 from agentlab_magics.checking.report import CheckReport, SentRequest
 from agentlab_magics.lab.model import ScriptedModel
-from agentlab_magics.lab.rules import validate
+from agentlab_magics.lab.rules import a_type, validate
 from agentlab_magics.lab.views import shape
 
 TEXT_CAP = 2_000          # characters of one message or string in a report
@@ -74,12 +74,18 @@ def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:
     and the strict provider's refusal, and how many there were."""
     if type(model) is not ScriptedModel:
         return None, 0
-    kept = [SentRequest(number=number,
-                        shape=cap(shape(plain(request.messages)), REQUEST_SHAPE_CAP),
+    kept = [SentRequest(number=number, shape=cap(_shape(request.messages), REQUEST_SHAPE_CAP),
                         refused=cap(request.refused, REQUEST_SHAPE_CAP) if request.refused
                         else None)
             for number, request in list(enumerate(model.calls, start=1))[-REQUESTS_KEPT:]]
     return kept, len(model.calls)
+
+
+def _shape(messages: Any) -> str:
+    """The shape of what the code sent the model as its messages; what it is, where that is
+    not a list (the provider refuses it, and says so)."""
+    sent = plain(messages)
+    return shape(sent) if type(sent) is list else f"({a_type(sent)}, not a list)"
 
 
 def within_size(report: CheckReport) -> CheckReport:

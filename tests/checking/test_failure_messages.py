@@ -53,3 +53,17 @@ def test_a_lab_failure_names_the_differing_key_not_the_whole_dict(tmp_path):
     assert report.outcomes[0].message == (
         "error_message('503 overloaded') gave a dict whose ['stop_reason'] is 'stop' "
         "(expected 'error').")
+
+
+def test_a_request_that_is_not_a_list_is_told_and_never_breaks_the_check(tmp_path):
+    """context_for_model that returns None hands the model None for its messages: each test
+    that sends it fails with the provider's refusal, and the check's report is made."""
+    path = tmp_path / "harness.py"
+    path.write_text(find_lab("lesson5").reference.replace(
+        "    return [message for message in messages\n",
+        "    return None\n    return [message for message in messages\n", 1))
+    report = run("lesson5", path)
+    assert report.problem is None and not report.all_passed
+    sent = [request for outcome in report.outcomes for request in outcome.requests or []]
+    assert sent and all(request.shape == "(a NoneType, not a list)" for request in sent)
+    assert "messages must be a list of message dicts, got NoneType" in sent[0].refused
