@@ -104,9 +104,9 @@ A provider that fails gives a reply with no words, labelled "error", the reason 
  "error_message": "Agent stopped after max_turns=1"}
 ```
 
-A failed reply is written down and returned, never raised. An exception the model raises
-(a dropped connection) is not a failed reply: let it reach the caller, uncaught; lesson 7
-tells a listener that such a run ended "raised"."""
+A failed reply is written down and returned, never raised; a call it holds is not run. An
+exception the model raises (a dropped connection) is not a failed reply: let it reach the
+caller, uncaught; lesson 7 tells a listener that such a run ended "raised"."""
 EVENTS = """\
 The events are plain dicts, each with a `"type"`. A run that reads one file, then answers,
 tells these, in this order (`watch()` draws them; `help(watch)` lists them too):
@@ -308,6 +308,20 @@ print([number + 1 for number, line in enumerate(lines) if "def target" in line])
             text="Write `truncate_head`, `truncate_tail` and the `read`, `write` and `bash` "
                  "tools, each within its budget and saying what it left out.",
             shapes=shapes(MESSAGES, """\
+Each tool tells the model its arguments in `"parameters"`, a JSON Schema object: each
+argument's type is as here, the descriptions are yours to word:
+
+```python
+{"type": "object", "required": ["path"],                        # read
+ "properties": {"path": {"type": "string", "description": "..."},
+                "offset": {"type": "integer", "description": "..."},
+                "limit": {"type": "integer", "description": "..."}}}
+{"type": "object", "required": ["path", "content"],             # write
+ "properties": {"path": {"type": "string", "description": "..."},
+                "content": {"type": "string", "description": "..."}}}
+{"type": "object", "required": ["command"],                     # bash
+ "properties": {"command": {"type": "string", "description": "..."}}}
+```""", """\
 The exact texts the tools give (what is in braces is the value of the moment):
 
 - read, cut to fit: the lines, then `[Showing lines {offset}-{last} of {total}. Use

@@ -41,6 +41,17 @@ def stopped_by_the_budget(harness, *, allowed, cost, budget):
         f"returned {summary(outcome)}; expected {expected}. An attempt is charged when it is "
         "admitted: if the charge comes after the provider answers, failures cost nothing and "
         "the budget never binds.")
+    evidence(outcome, [(n, n * cost, "failed") for n in range(1, tries + 1)])
+
+
+def evidence(outcome, events):
+    """A stopped run returns its evidence too: every attempt's event, and no answer."""
+    kept = {"events": outcome.get("events", "missing"), "answer": outcome.get("answer", "missing")}
+    wanted = {"events": events, "answer": None}
+    assert exact(kept, wanted, "the evidence attempt returned"), (
+        f"attempt stopped at {outcome['status']} and returned events {kept['events']} and answer "
+        f"{kept['answer']!r}; expected events {events} and answer None: a status without its "
+        "counters and events is no evidence of a bounded loop.")
 
 
 def test_a_provider_that_always_fails_is_stopped_by_the_budget(harness):
@@ -70,6 +81,7 @@ def test_failures_count_against_the_attempt_limit(harness):
     assert exact(summary(outcome), ("MODEL_CALL_LIMIT", 2, 4), "what attempt returned"), (
         f"With 2 attempts allowed, a 100 cent budget and a provider that always fails, attempt "
         f"returned {summary(outcome)}; expected ('MODEL_CALL_LIMIT', 2, 4).")
+    evidence(outcome, [(1, 2, "failed"), (2, 4, "failed")])
 
 
 def test_landing_exactly_on_the_budget_is_admitted(harness):

@@ -103,7 +103,7 @@ def test_the_view_is_made_again_every_call(harness, record):
 
 def test_a_503_is_written_down_not_raised(harness, record):
     """The provider answers 503: the failed reply goes on the record and the run ends without
-    raising."""
+    raising; a reply that failed holding a call ends the run too, its call not run."""
     model, messages, final = run(harness, [lab.fail("503 overloaded")], record=record)
     failed = lab.fail("503 overloaded")
     assert lab.shape(messages) == "U A(error)" and exact(
@@ -111,6 +111,14 @@ def test_a_503_is_written_down_not_raised(harness, record):
             messages[-1], failed, "the last message of the record"), (
         f"After a 503 the run made {said(model, messages)} and returned "
         f"{gave(final, failed)}: the failed reply goes on the record and is returned.")
+    cut = lab.fail("stream cut", lab.call("read", {"path": "config.py"}, id="c1"))
+    model, messages, final = run(harness, [cut, lab.say("The port is 9090.")],
+                                 tools=[files_tool(CONFIG)], record=record)
+    assert lab.shape(messages) == "U A[c1](error)" and exact(
+            final, cut, "what run_agent returned"), (
+        f"A reply that failed holding a call left the run at {said(model, messages)}; expected "
+        "'U A[c1](error)', the failed reply returned: a failed reply ends the run, and its "
+        "calls are not run.")
 
 
 def test_try_again_after_a_503(harness, record):

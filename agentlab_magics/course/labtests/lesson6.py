@@ -63,12 +63,17 @@ def test_truncate_head_keeps_whole_lines_only(harness):
 
 
 def test_truncate_head_fills_the_budget_exactly(harness):
-    """A line that ends exactly on the byte budget still fits, and is kept."""
+    """A line that ends exactly on the byte budget still fits, and is kept; one byte less of
+    budget and it is left out."""
     text = "alpha\nbravo\ncharlie\n"
     got = harness.truncate_head(text, max_lines=100, max_bytes=12)
     assert exact(got, ("alpha\nbravo\n", 2), "what truncate_head returned"), (
         f"truncate_head({text!r}, max_bytes=12) gave {got!r}; expected ('alpha\\nbravo\\n', 2): "
         "those two lines are exactly 12 bytes, which is within a budget of 12.")
+    got = harness.truncate_head(text, max_lines=100, max_bytes=11)
+    assert exact(got, ("alpha\n", 1), "what truncate_head returned"), (
+        f"truncate_head({text!r}, max_bytes=11) gave {got!r}; expected ('alpha\\n', 1): the "
+        "first two lines are 12 bytes, one more than a budget of 11.")
 
 
 def test_truncate_head_counts_bytes_not_characters(harness):
@@ -150,6 +155,10 @@ def test_read_tool_gives_a_small_file_whole(harness):
     assert exact(got, ("one\ntwo\n", False), "what the read tool gave"), (
         f"Reading a.txt ('one\\ntwo\\n') gave {got!r}; expected the file exactly, "
         "not flagged as an error.")
+    got = model_sees(read_tool(harness, lab.Workspace({"e.txt": ""})), {"path": "e.txt"})
+    assert exact(got, ("", False), "what the read tool gave"), (
+        f"Reading the empty file e.txt gave {got!r}; expected '', not flagged as an error: an "
+        "empty file has nothing to show, and nothing is past its end at line 1.")
 
 
 def test_read_tool_says_where_the_first_page_stops(harness):
@@ -197,6 +206,11 @@ def test_read_tool_takes_offset_and_limit(harness):
     expected = "line 03\nline 04\n[Showing lines 3-4 of 10. Use offset=5 to continue.]"
     assert exact(content, expected, "what the read tool gave"), (
         f"Reading ten.txt with offset=3, limit=2 gave {content!r}; expected {expected!r}.")
+    content, _ = model_sees(tool, {"path": "ten.txt", "offset": 3, "limit": 1})
+    expected = "line 03\n[Showing lines 3-3 of 10. Use offset=4 to continue.]"
+    assert exact(content, expected, "what the read tool gave"), (
+        f"Reading ten.txt with offset=3, limit=1 gave {content!r}; expected {expected!r}: a "
+        "limit of 1 reads one line.")
     content, _ = model_sees(tool, {"path": "ten.txt", "offset": 9})
     assert exact(content, "line 09\nline 10\n", "what the read tool gave"), (
         f"Reading ten.txt from offset=9 gave {content!r}; expected 'line 09\\nline 10\\n': "
@@ -235,6 +249,12 @@ def test_read_tool_refuses_an_offset_past_the_end(harness):
     assert exact(got, expected, "what the read tool gave"), (
         f"Reading a.txt (2 lines) from offset 9 gave {got!r}; expected the error {expected[0]!r}, "
         "raised, so the result is flagged and the model knows where the file ends.")
+    got = model_sees(read_tool(harness, lab.Workspace({"e.txt": ""})), {"path": "e.txt",
+                                                                        "offset": 2})
+    expected = ("offset 2 is past the end of e.txt: 0 lines", True)
+    assert exact(got, expected, "what the read tool gave"), (
+        f"Reading the empty file e.txt from offset 2 gave {got!r}; expected the error "
+        f"{expected[0]!r}: only offset 1 reads an empty file.")
 
 
 def test_read_tool_refuses_offset_or_limit_below_one(harness):
@@ -346,6 +366,11 @@ def test_bash_tool_failing_command_is_an_ordinary_result(harness):
         "'Command exited with code 2'.")
 
 
+# The type of each argument the tools take, in JSON Schema's words.
+ARGUMENT_TYPES = {"path": "string", "offset": "integer", "limit": "integer",
+                  "content": "string", "command": "string"}
+
+
 def test_the_tools_describe_themselves(harness):
     """The tools are called read, write and bash, and each tells the model its arguments."""
     ws, shell = lab.Workspace({}), lab.Shell({})
@@ -366,3 +391,12 @@ def test_the_tools_describe_themselves(harness):
                 properties, sorted(known), f"the properties of the {name} tool"), (
             f"The {name} tool's parameters are {parameters!r}; expected the properties "
             f"{known}, of which {required} are required.")
+        types = {key: schema.get("type") if isinstance(schema, dict) else schema
+                 for key, schema in parameters["properties"].items()}
+        expected = {key: ARGUMENT_TYPES[key] for key in known}
+        assert exact(parameters.get("type"), "object",
+                     f"the type of the {name} tool's parameters") and exact(
+                types, expected, f"the {name} tool's argument types"), (
+            f"The {name} tool's parameters are of type {parameters.get('type')!r} with arguments "
+            f"of types {types}; expected an \"object\" whose arguments are of types {expected}: "
+            "the types tell the model what to send.")
