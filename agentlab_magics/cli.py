@@ -60,7 +60,20 @@ def build_parser() -> argparse.ArgumentParser:
         printer.add_argument("lab")
     _course_parser(commands)
     _hub_parser(commands)
+    _lab_parser(commands)
     return parser
+
+
+def _lab_parser(commands: argparse._SubParsersAction) -> None:
+    lab = commands.add_parser("lab", help="for a lab's author: prove a lab's tests")
+    lab_commands = lab.add_subparsers(dest="lab_command", required=True, metavar="COMMAND")
+    verify = lab_commands.add_parser(
+        "verify", help="check labs before they ship: the reference passes, the starter fails, "
+                       "every test has its sentence, and no plausible one-edit mutant of the "
+                       "reference passes every test (needs the instructor package)")
+    verify.set_defaults(run=_lab_verify)
+    verify.add_argument("labs", nargs="*", metavar="LAB",
+                        help="lab ids (default: every lab of the course)")
 
 
 def _hub_parser(commands: argparse._SubParsersAction) -> None:
@@ -285,6 +298,25 @@ def _starter(args: argparse.Namespace) -> int:
 
     print(find_lab(args.lab).starter, end="")
     return 0
+
+
+def _lab_verify(args: argparse.Namespace) -> int:
+    """Each lab's survivors (the line, the edit), its problems, then its count in a line a
+    script can read; exit 1 where a mutant survived or a problem was found."""
+    from agentlab_magics.authoring.verify import verify
+    from agentlab_magics.course import find_lab, labs
+
+    failed = False
+    for lab_id in [find_lab(name).id for name in args.labs] or list(labs()):
+        found = verify(lab_id)
+        for mutant in found.survivors:
+            print(f"{lab_id}: line {mutant.line} ({mutant.function}): {mutant.before} -> "
+                  f"{mutant.after}: no test tells these apart")
+        for problem in found.problems:
+            print(f"{lab_id}: {problem}")
+        print(found.line())
+        failed = failed or not found.passed
+    return 1 if failed else 0
 
 
 def _sandbox(args: argparse.Namespace) -> int:

@@ -1,0 +1,131 @@
+"""A lab checked before it ships: its reference passes every test, its starter fails some test
+of the lab's own, every test has the sentence a student reads, and every plausible one-edit
+mutant of what the student writes fails some test, or is listed with the reason no test can
+tell it apart (an equivalent mutant).
+
+A mutant is run as a student's file is checked, held-back tests included, in a student
+process of its own, and stops at its first failing test: a mutant that hangs is stopped by the
+per-test time limit. The lab's list of equivalent mutants is the instructor's (they hold the
+reference's code): `agentlab_instructor.equivalents`, by the mutant's edit (`Mutant.key`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agentlab_magics.authoring.mutants import Mutant, mutants
+from agentlab_magics.checking.process import StudentProcess
+from agentlab_magics.checking.report import CheckReport, TestOutcome
+from agentlab_magics.checking.runner import lab_tests, run
+from agentlab_magics.checking.spares import Spares
+from agentlab_magics.course import find_lab
+from agentlab_magics.course.instructor import instructor_module
+from agentlab_magics.course.lab_model import Lab
+
+MUTANT_TIME_LIMIT = 2.0  # seconds a test of a mutant may take: the references take milliseconds
+
+
+@dataclass
+class Verification:
+    """What `verify` found of one lab."""
+
+    lab: str
+    problems: list[str] = field(default_factory=list)
+    mutants: int = 0
+    killed: int = 0
+    equivalent: int = 0
+    survivors: list[Mutant] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems and not self.survivors
+
+    def line(self) -> str:
+        """The count in one line a script can read."""
+        return (f"{self.lab}: {self.mutants} mutants, {self.killed} killed, {self.equivalent} "
+                f"equivalent, {len(self.survivors)} survived ({self.seconds:.1f} s)")
+
+
+class _Killed(Exception):
+    """A mutant failed a test: no need to run the rest."""
+
+
+def verify(lab_id: str, on_mutant: Callable[[Mutant, str], None] | None = None
+           ) -> Verification:
+    """Check the lab (see the module's docstring); `on_mutant` is told each mutant's fate
+    ("killed", "equivalent" or "survived") as it is known."""
+    started = time.perf_counter()
+    lab = find_lab(lab_id)
+    found = Verification(lab.id, problems=_problems(lab))
+    equivalent = equivalents(lab.id)
+    spares = Spares(StudentProcess.local, eager=True)
+    try:
+        made = mutants(lab.marked)
+        found.mutants = len(made)
+        for mutant in made:
+            killed = _killed(lab, mutant, spares)
+            fate = "killed" if killed else "equivalent" if mutant.key in equivalent else "survived"
+            if killed and mutant.key in equivalent:
+                found.problems.append(f"the list of equivalent mutants names {mutant.key}, "
+                                      "which a test tells apart: take it off the list")
+            if fate == "killed":
+                found.killed += 1
+            elif fate == "equivalent":
+                found.equivalent += 1
+            else:
+                found.survivors.append(mutant)
+            if on_mutant is not None:
+                on_mutant(mutant, fate)
+    finally:
+        spares.close()
+    stale = sorted(set(equivalent) - {mutant.key for mutant in made})
+    found.problems += [f"the list of equivalent mutants names an edit no mutant makes now: "
+                       f"{key}" for key in stale]
+    found.seconds = time.perf_counter() - started
+    return found
+
+
+def equivalents(lab_id: str) -> dict[str, str]:
+    """The lab's equivalent mutants, by edit, with the reason no test can tell each apart."""
+    listed = instructor_module("equivalents",
+                               f"The equivalent mutants of {lab_id}").EQUIVALENT
+    return dict(listed.get(lab_id, {}))
+
+
+def _problems(lab: Lab) -> list[str]:
+    """What is wrong with the lab before any mutant: a reference that fails a test, a starter
+    that passes all of the lab's own, a test with no sentence."""
+    problems = [f"the reference fails {outcome.name}: {outcome.message or outcome.outcome}"
+                for outcome in _outcomes(run(lab.id, "", source=lab.marked, held_back=True))
+                if not outcome.passed]
+    own = [outcome for outcome in _outcomes(run(lab.id, "", source=lab.starter, held_back=True))
+           if not outcome.group]
+    if own and all(outcome.passed for outcome in own):
+        problems.append("the starter passes every test of the lab's own: it leaves the student "
+                        "nothing to write")
+    problems += [f"{test.name} has no docstring: its first paragraph is the sentence a student "
+                 "reads" for test in lab_tests(lab, held_back=True) if test.sentence == test.name]
+    return problems
+
+
+def _outcomes(report: CheckReport) -> list[TestOutcome]:
+    if report.problem:
+        return [TestOutcome(name="loading", sentence="", outcome="error", message=report.problem)]
+    return report.outcomes
+
+
+def _killed(lab: Lab, mutant: Mutant, spares: Spares) -> bool:
+    """Whether some test of the lab fails on the mutant (or it cannot be loaded)."""
+    def stop(outcome: TestOutcome) -> None:
+        if not outcome.passed:
+            raise _Killed
+
+    try:
+        report = run(lab.id, "", source=mutant.source, held_back=True,
+                     timeout=MUTANT_TIME_LIMIT, on_outcome=stop, launch=spares.take)
+    except _Killed:
+        return True
+    return report.problem is not None or not report.all_passed
