@@ -200,19 +200,22 @@ class AgentLabMagics(Magics):
                 self._say(f"%transcript could not evaluate {written!r}: "
                           f"{type(exc).__name__}: {exc}")
                 return
+        from agentlab_magics.widgets.cell_reports import drawn, running_cell
+
         if other is not None:
             from agentlab_magics import notebook
 
             shown = notebook.run_diff(sources, (expression, other), static="static" in flags)
             if isinstance(shown, str):
                 self._say(shown)
-            else:
-                display(shown)
-            return
-        from agentlab_magics.widgets import Transcript
+                return
+        else:
+            from agentlab_magics.widgets import Transcript
 
-        display(Transcript(sources[0], static="static" in flags,
-                           view="request" if "request" in flags else "record"))
+            shown = Transcript(sources[0], static="static" in flags,
+                               view="request" if "request" in flags else "record")
+        display(shown)
+        drawn(running_cell(), shown)
 
     @line_magic
     def question(self, line: str):

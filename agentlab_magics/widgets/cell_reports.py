@@ -1,16 +1,20 @@
-"""The report each cell's %%check drew, its widget closed when that cell checks again.
+"""The views each cell drew (its %%check report, its transcripts), their widgets closed when
+that cell runs again.
 
 A widget lives in the kernel until it is closed, and a cell that runs again loses its output,
 not its widgets: a student who checks one cell a hundred times would leave a hundred reports in
-the kernel. The frontend says which cell runs (JupyterLab and Notebook 7 put `cellId` in an
-execute request's metadata); where it does not say, nothing is closed.
+the kernel, and one who draws a 100,000-message transcript again and again, every copy of the
+messages its view serves. The frontend says which cell runs (JupyterLab and Notebook 7 put
+`cellId` in an execute request's metadata); where it does not say, nothing is closed. All the
+views one run of a cell draws stay together; the next run of the cell closes them all.
 """
 
 from __future__ import annotations
 
 from agentlab_magics.widgets.rendering import ThreeWayView, running_kernel
 
-_drawn: dict[str, ThreeWayView] = {}
+# Per cell: the request of its latest run, and the views that run drew.
+_drawn: dict[str, tuple[str, list[ThreeWayView]]] = {}
 
 
 def running_cell() -> str | None:
@@ -23,13 +27,18 @@ def running_cell() -> str | None:
 
 
 def drawn(cell: str | None, view: ThreeWayView) -> None:
-    """`view` is now `cell`'s report: the widget of the one it drew before, if any, closes."""
+    """`view` is one of the views `cell` draws now: those an earlier run of it drew close."""
     if cell is None:
         return
-    earlier = _drawn.pop(cell, None)
-    if earlier is not None and earlier is not view:
-        earlier.close()
-    _drawn[cell] = view
+    kernel = running_kernel()
+    run = str((kernel.get_parent().get("header") or {}).get("msg_id", "")) if kernel else ""
+    earlier_run, views = _drawn.get(cell, ("", []))
+    if earlier_run != run:
+        for earlier in views:
+            if earlier is not view:
+                earlier.close()
+        views = []
+    _drawn[cell] = (run, [*views, view])
 
 
 __all__ = ["drawn", "running_cell"]

@@ -178,6 +178,7 @@ function renderTranscript(host, given, model) {
   let frame = 0;
   let width = 0;
   let hidden = false; // whether the last draw found the scroller hidden
+  let refocus = null; // the row whose element was taken out with the focus, to give it back
   let hover = null;
   let asks = 0; // the number of the latest search asked of the kernel
   let visited = -1; // the flagged row "next flagged" went to last
@@ -225,8 +226,7 @@ function renderTranscript(host, given, model) {
       for (const row of content.rows || []) {
         cache.set(row.index, row);
         asked.delete(row.index);
-        drawn.get(row.index)?.remove();
-        drawn.delete(row.index);
+        takeOut(row.index);
       }
       refresh(false);
     }
@@ -242,6 +242,7 @@ function renderTranscript(host, given, model) {
   function placeholder(index) {
     const item = node("div", "al-row al-waiting");
     item.dataset.index = index;
+    item.tabIndex = -1; // a row still loading can hold the keys' place, as the row will
     item.append(node("div", "al-line", remote ? `${index} · loading…`
       : data.live ? `${index} · drawn in full once the run is over`
         : `${index} · not here: run the cell again, with its kernel, to see this row`));
@@ -360,6 +361,15 @@ function renderTranscript(host, given, model) {
     return low;
   }
 
+  // A drawn row out of the page, to be drawn anew (loaded, judged): where it had the focus, the
+  // row drawn in its place takes it.
+  function takeOut(index) {
+    const item = drawn.get(index);
+    if (item?.contains(root.ownerDocument.activeElement)) refocus = index;
+    item?.remove();
+    drawn.delete(index);
+  }
+
   // Draw the rows in and near view, measure them, and redo the layout while guesses were wrong.
   // Hidden for a moment (JupyterLab hides the page while it swaps themes), the scroller says it
   // is at the top: nothing is drawn then, and the next frame or the observer of its size draws
@@ -390,14 +400,25 @@ function renderTranscript(host, given, model) {
       const row = cache.get(order[k]);
       const item = drawn.get(order[k]);
       if (!item || (row && item.classList.contains("al-waiting"))) {
-        if (item) item.remove();
+        if (item) takeOut(order[k]);
         drawn.set(order[k], row ? buildRow(row) : placeholder(order[k]));
         added = true;
       }
       drawn.get(order[k]).style.top = `${tops[k]}px`;
     }
     if (remote) fetchMissing(from, to);
-    if (added) spacer.append(...order.slice(from, to).map((index) => drawn.get(index)));
+    if (added) { // in row order, each row new to the page put in its place: a row already
+      let next = null; // there is never moved, which would take the focus from it
+      for (let k = to - 1; k >= from; k--) {
+        const item = drawn.get(order[k]);
+        if (item.parentNode !== spacer || item.nextSibling !== next) spacer.insertBefore(item, next);
+        next = item;
+      }
+    }
+    if (refocus !== null && drawn.has(refocus)) {
+      drawn.get(refocus).focus({ preventScroll: true });
+      refocus = null;
+    }
     if (!scroller.isConnected || scroller.clientHeight === 0) return;
     const sizes = measured();
     let changed = false;

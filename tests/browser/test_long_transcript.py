@@ -1,7 +1,8 @@
 """A transcript of 100,000 messages in real JupyterLab: its first rows are sent unjudged and
 drawn at once, the kernel's judgement follows, and search, the request toggle, raw JSON and
-"next flagged" work over the whole record, fetching from the kernel rows never sent; a theme
-switch while scrolled leaves it where it was, its rows drawn. Saving writes the full static
+"next flagged" work over the whole record, fetching from the kernel rows never sent; Home and
+End work from a clicked row; a theme switch while scrolled leaves it where it was, its rows
+drawn. Saving writes the full static
 rendering the kernel kept, not the first-screen copy."""
 
 from __future__ import annotations
@@ -126,6 +127,21 @@ def test_a_theme_switch_while_scrolled_keeps_the_place_and_its_rows(lab, screens
         after = scroller.evaluate(IN_VIEW)
         shoot(transcript(lab), screenshots, f"long-transcript-theme-{theme}")
         assert after["top"] == before["top"] and SIZE // 2 in after["rows"], (theme, after)
+
+
+def test_home_and_end_work_from_a_clicked_row(lab):
+    """A student clicks a row (no Tab) and presses End, then Home: the transcript goes to its
+    last row, then its first, each loaded from the kernel and focused (a row that is moved or
+    drawn anew in the page takes the focus with it)."""
+    view = transcript(lab)
+    scroller = view.locator(".al-scroll")
+    scroller.evaluate("node => { node.scrollTop = node.scrollHeight / 2; }")
+    middle = row(view, SIZE // 2)
+    middle.locator(".al-body, .al-text").first.click()
+    lab.page.keyboard.press("End")
+    expect(row(view, SIZE - 1)).to_be_focused()
+    lab.page.keyboard.press("Home")
+    expect(row(view, 0)).to_be_focused()
 
 
 def test_saving_writes_the_full_static_rendering_the_kernel_kept(lab, home):

@@ -22,11 +22,12 @@ def kernel():
         manager.shutdown_kernel(now=True)
 
 
-def in_cell(client, code: str, cell: str) -> dict:
-    """Run `code` as the frontend runs cell `cell`; the reply's content."""
+def in_cell(client, code: str, cell: str, expressions: dict[str, str] | None = None) -> dict:
+    """Run `code` as the frontend runs cell `cell`; the reply's content, with the values of
+    `expressions` once it has run."""
     request = client.session.msg("execute_request", {
         "code": code, "silent": False, "store_history": True, "allow_stdin": True,
-        "stop_on_error": True, "user_expressions": {"widgets": WIDGETS}},
+        "stop_on_error": True, "user_expressions": expressions or {}},
         metadata={"cellId": cell})
     client.shell_channel.send(request)
     while True:
@@ -36,20 +37,41 @@ def in_cell(client, code: str, cell: str) -> dict:
             return reply["content"]
 
 
-def widgets(client, cell: str) -> int:
-    said = in_cell(client, "pass", cell)["user_expressions"]["widgets"]
+def counted(client, expression: str) -> int:
+    """The whole number `expression` comes to in the kernel, asked from a cell of its own."""
+    said = in_cell(client, "pass", "probe", {"n": expression})["user_expressions"]["n"]
     return int(said["data"]["text/plain"])
 
 
 def test_checking_one_cell_again_and_again_keeps_one_report(kernel):
     check = f"%%check lesson1\n{find_lab('lesson1').reference}"
     in_cell(kernel, "%load_ext agentlab_magics", "load")
-    before = widgets(kernel, "probe")
+    before = counted(kernel, WIDGETS)
     in_cell(kernel, check, "lab-cell")
-    one = widgets(kernel, "probe")
+    one = counted(kernel, WIDGETS)
     assert one > before, "the check drew no widget: the test would prove nothing"
     for _ in range(3):
         in_cell(kernel, check, "lab-cell")
-    assert widgets(kernel, "probe") == one
+    assert counted(kernel, WIDGETS) == one
     in_cell(kernel, check, "another-cell")
-    assert widgets(kernel, "probe") == 2 * one - before
+    assert counted(kernel, WIDGETS) == 2 * one - before
+
+
+FEEDS = ("sum(type(o).__name__ == 'TranscriptFeed' "
+         "for o in (__import__('gc').collect(), __import__('gc').get_objects())[1])")
+
+
+def test_drawing_a_transcript_again_frees_what_the_cells_last_run_drew(kernel):
+    """A re-run of a `%transcript` cell closes the views its last run drew, so the kernel holds
+    one view's messages and judgement however often the cell runs; two transcripts drawn by
+    one run both stay."""
+    in_cell(kernel, "%load_ext agentlab_magics\nfrom agentlab_magics import lab\n"
+            "messages = [lab.user(f'question {n}') for n in range(2000)]", "load")
+    cell = "%transcript messages\n%transcript messages --request"
+    before = counted(kernel, WIDGETS), counted(kernel, FEEDS)
+    in_cell(kernel, cell, "transcript-cell")
+    once = counted(kernel, WIDGETS), counted(kernel, FEEDS)
+    assert once[1] == before[1] + 2, "the cell drew no feed: the test would prove nothing"
+    for _ in range(4):
+        in_cell(kernel, cell, "transcript-cell")
+    assert (counted(kernel, WIDGETS), counted(kernel, FEEDS)) == once
