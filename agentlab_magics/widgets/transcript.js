@@ -5,6 +5,10 @@
 
 const OVERSCAN = 400; // pixels of rows kept drawn above and below the visible part
 const GUESS = 60; // a row's height in pixels until it has been drawn and measured
+// A browser lays out no box taller than some 33.5 million pixels (Chromium's limit): rows taller
+// than TALLEST in all are scrolled through a spacer TALLEST high, each of its pixels standing for
+// `scale` pixels of rows, so every row can be reached however many there are.
+const TALLEST = 15_000_000;
 const ROLES = new Set(["user", "assistant", "toolResult"]);
 const MOVES = new Set(["ArrowDown", "ArrowUp", "Home", "End"]); // keys that go from row to row
 
@@ -179,6 +183,7 @@ function renderTranscript(host, given, model) {
   let width = 0;
   let hidden = false; // whether the last draw found the scroller hidden
   let refocus = null; // the row whose element was taken out with the focus, to give it back
+  let scale = 1; // pixels of rows to a pixel of the scroller (1 below TALLEST)
   let hover = null;
   let asks = 0; // the number of the latest search asked of the kernel
   let visited = -1; // the flagged row "next flagged" went to last
@@ -347,7 +352,16 @@ function renderTranscript(host, given, model) {
     const sizes = measured();
     tops = new Float64Array(order.length + 1);
     for (let k = 0; k < order.length; k++) tops[k + 1] = tops[k] + (sizes.get(order[k]) || GUESS);
-    spacer.style.height = `${tops[order.length]}px`;
+    const height = tops[order.length];
+    const box = scroller.clientHeight || 512;
+    scale = height > TALLEST ? (height - box) / (TALLEST - box) : 1;
+    spacer.style.height = `${Math.min(height, TALLEST)}px`;
+  }
+
+  // Where the rows stand at the top of the scroller's box (in pixels of rows), and going there.
+  const rowsAt = () => scroller.scrollTop * scale;
+  function goTo(y) {
+    scroller.scrollTop = Math.floor(y / scale);
   }
 
   function firstBelow(y) {
@@ -383,8 +397,8 @@ function renderTranscript(host, given, model) {
       return;
     }
     hidden = false;
-    const top = scroller.scrollTop;
-    const atEnd = top > 0 && top + scroller.clientHeight >= scroller.scrollHeight - 2;
+    const top = rowsAt();
+    const atEnd = top > 0 && scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 2;
     const from = firstBelow(top - OVERSCAN);
     const bottom = top + (scroller.clientHeight || 512) + OVERSCAN;
     const to = Math.min(order.length, firstBelow(bottom) + 1);
@@ -404,7 +418,7 @@ function renderTranscript(host, given, model) {
         drawn.set(order[k], row ? buildRow(row) : placeholder(order[k]));
         added = true;
       }
-      drawn.get(order[k]).style.top = `${tops[k]}px`;
+      drawn.get(order[k]).style.top = `${tops[k] - top + scroller.scrollTop}px`;
     }
     if (remote) fetchMissing(from, to);
     if (added) { // in row order, each row new to the page put in its place: a row already
@@ -483,7 +497,7 @@ function renderTranscript(host, given, model) {
       return;
     }
     asks += 1;
-    const anchor = order[firstBelow(scroller.scrollTop)]; // the row at the top before
+    const anchor = order[firstBelow(rowsAt())]; // the row at the top before
     order = everyRow().filter((index) => {
       if (!query) return true;
       if (!cache.has(index)) return false;
@@ -495,7 +509,7 @@ function renderTranscript(host, given, model) {
     layout();
     // a search starts at its first match; clearing it keeps in view the row that was at the top
     const kept = query || anchor === undefined ? -1 : order.indexOf(anchor);
-    scroller.scrollTop = kept < 0 ? 0 : tops[kept];
+    goTo(kept < 0 ? 0 : tops[kept]);
     redraw();
   }
 
@@ -530,11 +544,11 @@ function renderTranscript(host, given, model) {
     const at = item ? order.indexOf(Number(item.dataset.index)) : -1;
     const step = key === "ArrowDown" ? 1 : -1;
     const k = key === "Home" ? 0 : key === "End" ? order.length - 1
-      : at < 0 ? firstBelow(scroller.scrollTop) : Math.min(order.length - 1, Math.max(0, at + step));
+      : at < 0 ? firstBelow(rowsAt()) : Math.min(order.length - 1, Math.max(0, at + step));
     for (let pass = 0; pass < 3; pass++) { // drawing measures rows, which moves them: again
-      if (tops[k] < scroller.scrollTop) scroller.scrollTop = tops[k];
-      else if (tops[k + 1] > scroller.scrollTop + scroller.clientHeight) {
-        scroller.scrollTop = Math.min(tops[k], tops[k + 1] - scroller.clientHeight);
+      if (tops[k] < rowsAt()) goTo(tops[k]);
+      else if (tops[k + 1] > rowsAt() + scroller.clientHeight) {
+        goTo(Math.min(tops[k], tops[k + 1] - scroller.clientHeight));
       }
       draw();
     }
@@ -551,7 +565,7 @@ function renderTranscript(host, given, model) {
   // round to the first again after the last.
   function nextFlagged() {
     const shown = new Set(order);
-    const at = Math.max(visited, order[firstBelow(scroller.scrollTop)] - 1);
+    const at = Math.max(visited, order[firstBelow(rowsAt())] - 1);
     const after = flagged.find((index) => index > at && shown.has(index));
     const target = after === undefined ? flagged.find((index) => shown.has(index)) : after;
     if (target === undefined) return;
@@ -562,7 +576,7 @@ function renderTranscript(host, given, model) {
   function scrollToRow(index) {
     const k = order.indexOf(index);
     if (k < 0) return;
-    scroller.scrollTop = Math.max(0, tops[k] - scroller.clientHeight / 3);
+    goTo(Math.max(0, tops[k] - scroller.clientHeight / 3));
     draw();
   }
 

@@ -292,3 +292,63 @@ def test_a_long_shape_shows_whole_lines_and_scrolls_the_rest(mount):
         return [inner / parseFloat(style.lineHeight), node.scrollHeight > node.clientHeight];
     }""")
     assert shown[1] and abs(shown[0] - round(shown[0])) < 0.05 and round(shown[0]) == 2, shown
+
+
+# A kernel's side of a transcript of a million messages, in the page: rows made from four
+# judged rows (a user's question, a call, its result, an answer) as the feed would send them,
+# the summary flagging only the last row.
+MILLION = 1_000_000
+FAKE_KERNEL = """([source, data, templates, last]) => {
+  const host = document.getElementById("host");
+  const listeners = [];  // what the view asks to hear of the kernel: "msg:custom"
+  const answer = (content, buffers) => setTimeout(
+    () => listeners.forEach((f) => f(content, buffers)), 5);
+  const row = (index) => ({ ...templates[index % templates.length], index });
+  const model = {
+    get: () => data, on: (name, f) => name === "msg:custom" && listeners.push(f), off() {},
+    send(question) {
+      if (question.want === "summary") {
+        answer({ answer: "summary", head: {}, rows: [] },
+               [new DataView(new Int32Array([last]).buffer)]);
+      } else if (question.want === "rows") {
+        const rows = [];
+        const to = Math.min(question.to, question.from + 200);
+        for (let index = question.from; index < to; index++) rows.push(row(index));
+        answer({ answer: "rows", rows }, []);
+      }
+    },
+  };
+  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+  return import(url).then((widget) => { window.unmount = widget.default.render({ model, el: host }); });
+}"""
+
+
+def test_every_row_of_a_million_is_reached_by_scrolling_end_and_next_flagged(browser):
+    """Chromium lays out no box taller than about 33.5 million pixels, which 560,000 rows
+    reach: past that, rows are scrolled through a shorter spacer, so the last of a million
+    rows is reached by scrolling to the end, by End from a clicked row, and by "next
+    flagged"."""
+    from agentlab_magics.widgets.transcript_feed import TranscriptFeed
+
+    first = TranscriptFeed(turns(30)).first()
+    first.update(total=MILLION, summary=f"{MILLION:,} messages")
+    templates = [dict(row) for row in first["rows"][:4]]
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.set_content(PAGE % stylesheet("transcript.css"))
+    page.evaluate(FAKE_KERNEL, [asset("transcript.js"), first, templates, MILLION - 1])
+    last = page.locator(f'.al-row[data-index="{MILLION - 1}"]')
+    page.evaluate("() => { const s = document.querySelector('.al-scroll'); "
+                  "s.scrollTop = s.scrollHeight; }")
+    assert last.text_content(timeout=5000)
+    assert last.bounding_box()["y"] < 900
+    page.evaluate("() => { document.querySelector('.al-scroll').scrollTop = 0; }")
+    page.click('.al-row[data-index="2"]')
+    page.keyboard.press("End")
+    page.wait_for_function(
+        f"() => document.activeElement?.dataset?.index === '{MILLION - 1}'", timeout=5000)
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.activeElement?.dataset?.index === '0'",
+                           timeout=5000)
+    page.click('[data-action="next-flagged"]')
+    assert last.text_content(timeout=5000)
+    page.close()
