@@ -12,7 +12,6 @@ reference's code): `agentlab_instructor.equivalents`, by the mutant's edit (`Mut
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agentlab_magics.authoring.mutants import Mutant, mutants
@@ -43,6 +42,15 @@ class Verification:
     def passed(self) -> bool:
         return not self.problems and not self.survivors
 
+    def count(self, mutant: Mutant, fate: str) -> None:
+        """Count one mutant by its fate: "killed", "equivalent" or "survived"."""
+        if fate == "killed":
+            self.killed += 1
+        elif fate == "equivalent":
+            self.equivalent += 1
+        else:
+            self.survivors.append(mutant)
+
     def line(self) -> str:
         """The count in one line a script can read."""
         return (f"{self.lab}: {self.mutants} mutants, {self.killed} killed, {self.equivalent} "
@@ -53,32 +61,23 @@ class _Killed(Exception):
     """A mutant failed a test: no need to run the rest."""
 
 
-def verify(lab_id: str, on_mutant: Callable[[Mutant, str], None] | None = None
-           ) -> Verification:
-    """Check the lab (see the module's docstring); `on_mutant` is told each mutant's fate
-    ("killed", "equivalent" or "survived") as it is known."""
+def verify(lab_id: str) -> Verification:
+    """Check the lab, as the module's docstring says."""
     started = time.perf_counter()
     lab = find_lab(lab_id)
     found = Verification(lab.id, problems=_problems(lab))
     equivalent = equivalents(lab.id)
+    made = mutants(lab.marked)
+    found.mutants = len(made)
     spares = Spares(StudentProcess.local, eager=True)
     try:
-        made = mutants(lab.marked)
-        found.mutants = len(made)
         for mutant in made:
             killed = _killed(lab, mutant, spares)
-            fate = "killed" if killed else "equivalent" if mutant.key in equivalent else "survived"
             if killed and mutant.key in equivalent:
                 found.problems.append(f"the list of equivalent mutants names {mutant.key}, "
                                       "which a test tells apart: take it off the list")
-            if fate == "killed":
-                found.killed += 1
-            elif fate == "equivalent":
-                found.equivalent += 1
-            else:
-                found.survivors.append(mutant)
-            if on_mutant is not None:
-                on_mutant(mutant, fate)
+            found.count(mutant, "killed" if killed
+                        else "equivalent" if mutant.key in equivalent else "survived")
     finally:
         spares.close()
     stale = sorted(set(equivalent) - {mutant.key for mutant in made})
