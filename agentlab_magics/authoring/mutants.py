@@ -9,8 +9,11 @@ None, an `if` whose branch never runs or whose else never runs, the first two ar
 call (not of Python's own functions) swapped, and a call of one of the file's functions made
 to another that takes as many arguments. Docstrings and strings are left alone.
 
-An edited statement is written back with `ast.unparse` (its comments go; its meaning is the
-edit's), so every mutant is valid Python, and its lines before the edit are the reference's.
+An edit is written back with `ast.unparse` over the lines of the statement it is in (its
+comments go; its meaning is the edit's), or, where that statement shares a line with another
+(`if done: return reply`), over those of the nearest statement around it that has its lines to
+itself; so every mutant is valid Python, differs from the reference in that edit alone, and
+its lines before the edit are the reference's.
 """
 
 from __future__ import annotations
@@ -61,9 +64,9 @@ def mutants(marked: str) -> list[Mutant]:
     seen: set[str] = set()
     made = []
     for function in [node for node in tree.body if isinstance(node, ast.FunctionDef)]:
-        for statement in statements(function.body):
-            for edit in edits(statement, functions) if statement.lineno in written else ():
-                mutant = _made(lines, function.name, statement, edit)
+        for statement, holder in statements(function.body, lines, function):
+            for node, change in edits(statement, functions) if statement.lineno in written else ():
+                mutant = _made(lines, function.name, holder, node, change)
                 if mutant is not None and mutant.source not in seen:
                     seen.add(mutant.source)
                     made.append(mutant)
@@ -95,24 +98,34 @@ def solution_lines(lines: list[str]) -> set[int]:
     return numbers
 
 
-def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def statements(body: list[ast.stmt], lines: list[str], holder: ast.stmt
+               ) -> Iterator[tuple[ast.stmt, ast.stmt]]:
     """Every statement of `body` and of the bodies within it (nested functions' too), but
-    docstrings."""
+    docstrings, each with the statement an edit of it is written back through: itself where
+    it has its lines to itself, else the nearest one around it that has (`holder`, for those
+    of `body`)."""
     for index, statement in enumerate(body):
+        here = statement if _alone(statement, lines) else holder
         if not (index == 0 and _docstring(statement)):
-            yield statement
+            yield statement, here
         for field in BODIES:
             for child in getattr(statement, field, []):
                 yield from statements(child.body if isinstance(child, ast.ExceptHandler)
-                                      else [child])
+                                      else [child], lines, here)
+
+
+def _alone(statement: ast.stmt, lines: list[str]) -> bool:
+    """Whether `statement` has its lines to itself: nothing but indentation before it, nothing
+    but a comment after it (ast's columns count UTF-8 bytes)."""
+    first = lines[statement.lineno - 1].encode("utf-8")[:statement.col_offset]
+    last = lines[(statement.end_lineno or statement.lineno) - 1].encode("utf-8")
+    after = last[statement.end_col_offset or len(last):].decode("utf-8").strip()
+    return not first.strip() and (not after or after.startswith("#"))
 
 
 # A change to a copy of a node: what stands in its place (the copy itself, changed; another
 # node; None: the statement becomes `pass`).
 Change = Callable[[Any], "ast.AST | None"]
-# An edit: the position of a node among the statement's own nodes (as `own` walks them), and
-# the change made to it.
-Edit = tuple[int, Change]
 
 
 def own(statement: ast.stmt) -> list[ast.AST]:
@@ -139,11 +152,12 @@ def _walk(node: ast.AST) -> Iterator[ast.AST]:
         yield from _walk(child)
 
 
-def edits(statement: ast.stmt, functions: dict[str, int]) -> Iterator[Edit]:
-    """The edits of one statement, as changes to the nodes `own` lists."""
-    for index, node in enumerate(own(statement)):
+def edits(statement: ast.stmt, functions: dict[str, int]
+          ) -> Iterator[tuple[ast.AST, Change]]:
+    """The edits of one statement: each a node `own` lists and a change to it."""
+    for node in own(statement):
         for change in _changes(node, functions):
-            yield index, change
+            yield node, change
 
 
 def _changes(node: ast.AST, functions: dict[str, int]) -> Iterator[Change]:
@@ -216,29 +230,30 @@ def _docstring(statement: ast.stmt) -> bool:
             and isinstance(statement.value.value, str))
 
 
-def _made(lines: list[str], function: str, statement: ast.stmt, edit: Edit) -> Mutant | None:
-    """The file with `edit` made to `statement`, written back in its place; None where the
-    edit changes nothing a reader would see."""
-    index, change = edit
-    edited = copy.deepcopy(statement)
-    node = own(edited)[index]
-    before = ast.unparse(node)
-    result = change(node)
-    if result is None or (node is edited and result is not edited):
-        replacement: ast.stmt = result if isinstance(result, ast.stmt) else ast.Pass()
-        after, edited = ast.unparse(replacement), replacement
+def _made(lines: list[str], function: str, holder: ast.stmt, node: ast.AST,
+          change: Change) -> Mutant | None:
+    """The file with `change` made to `node` (within `holder`), `holder` written back over
+    its lines; None where the edit changes nothing a reader would see."""
+    position = next(at for at, inner in enumerate(ast.walk(holder)) if inner is node)
+    edited: ast.AST = copy.deepcopy(holder)
+    target = list(ast.walk(edited))[position]  # a copy walks as its original does
+    before = ast.unparse(target)
+    result = change(target)
+    replacement = ast.Pass() if result is None else result
+    if target is edited:
+        edited = replacement
     else:
-        _replace(edited, node, result)
-        after = ast.unparse(result)
+        _replace(edited, target, replacement)
+    after = ast.unparse(replacement)
     if after == before:
         return None
-    first = lines[statement.lineno - 1]
+    first = lines[holder.lineno - 1]
     indent = first[:len(first) - len(first.lstrip())]
     text = ast.unparse(edited).replace("\n", "\n" + indent)
-    end = statement.end_lineno or statement.lineno
-    source = "".join([*lines[:statement.lineno - 1], indent, text, "\n", *lines[end:]])
-    return Mutant(node.lineno if hasattr(node, "lineno") else statement.lineno, function,
-                  before.splitlines()[0], after.splitlines()[0] if after else "", source)
+    end = holder.end_lineno or holder.lineno
+    source = "".join([*lines[:holder.lineno - 1], indent, text, "\n", *lines[end:]])
+    return Mutant(getattr(node, "lineno", holder.lineno), function, before.splitlines()[0],
+                  after.splitlines()[0], source)
 
 
 def _replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:

@@ -66,3 +66,14 @@ def test_a_call_of_one_of_the_files_functions_goes_to_another_of_as_many_argumen
     keys = {mutant.key for mutant in mutants(marked)}
     assert "short: head(text, 3) -> tail(text, 3)" in keys
     assert "short: head(text, 3) -> head(3, text)" in keys
+
+
+def test_an_edit_of_a_statement_that_shares_its_line_changes_that_statement_alone():
+    """`if x > 2: return 'big'` is two statements on one line: dropping the return rewrites
+    the `if` around it, its test kept, and nothing else changes."""
+    marked = ("### BEGIN SOLUTION\ndef pick(x):\n    if x > 2: return 'big'  # one line\n"
+              "    return 'small'\n### END SOLUTION\n")
+    made = {mutant.key: mutant.source for mutant in mutants(marked)}
+    dropped = made["pick: return 'big' -> pass"]
+    assert ast.dump(ast.parse(dropped)) == ast.dump(ast.parse(
+        "def pick(x):\n    if x > 2:\n        pass\n    return 'small'\n"))
