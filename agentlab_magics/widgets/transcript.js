@@ -433,7 +433,7 @@ function renderTranscript(host, given, model) {
       drawn.get(refocus).focus({ preventScroll: true });
       refocus = null;
     }
-    if (!scroller.isConnected || scroller.clientHeight === 0) return;
+    if (!scroller.isConnected) return; // nothing to measure yet (a hidden one never got here)
     const sizes = measured();
     let changed = false;
     for (let k = from; k < to; k++) {
