@@ -78,6 +78,17 @@ class TestOutcome(BaseModel):
         return MARKS[self.outcome]
 
 
+def group_runs(groups: list[str]) -> list[tuple[str, list[int]]]:
+    """Tests' groups, in report order, as runs of one group each: (the group, "" for the lab's
+    own tests, which come first; the indices of its tests)."""
+    runs: list[tuple[str, list[int]]] = []
+    for index, group in enumerate(groups):
+        if not runs or runs[-1][0] != group:
+            runs.append((group, []))
+        runs[-1][1].append(index)
+    return runs
+
+
 class CheckReport(BaseModel):
     """Every test of one lab, in the lab's order; `problem` is set when no test could run."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from agentlab_magics.checking.diagnosis import leads
-from agentlab_magics.checking.report import CheckReport
+from agentlab_magics.checking.report import CheckReport, group_runs
 
 BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 CONTROLS = [code for code in [*range(0x20), *range(0x7F, 0xA0), *BIDI] if chr(code) not in "\n\t"]
@@ -29,17 +29,15 @@ def render(report: CheckReport) -> str:
     the sentence per test, each failure's message indented; the earlier lessons' tests that
     still hold come under their group's heading, a group that all passed as its heading's one
     line (`CheckReport.folded`); last, what the uncommon marks shown mean."""
-    lines, group = [report.summary(), *(cause.lead for cause in leads(report))], ""
+    lines = [report.summary(), *(cause.lead for cause in leads(report))]
     folded = report.folded()
-    for outcome in report.outcomes:
-        if outcome.group != group:
-            group = outcome.group
+    for group, indices in group_runs([outcome.group for outcome in report.outcomes]):
+        if group:
             lines.append(folded.get(group, group))
-        if group in folded:
-            continue
-        lines.append(f"{outcome.mark} {outcome.sentence}")
-        if outcome.message:
-            lines.append(textwrap.indent(outcome.message, "    "))
+        for outcome in [] if group in folded else [report.outcomes[i] for i in indices]:
+            lines.append(f"{outcome.mark} {outcome.sentence}")
+            if outcome.message:
+                lines.append(textwrap.indent(outcome.message, "    "))
     key = report.mark_key()
     if key:
         lines.append(f"Marks: {key}")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentlab_magics.checking.cell_source import not_written
 from agentlab_magics.checking.diagnosis import leads
+from agentlab_magics.checking.report import group_runs
 from agentlab_magics.checking.text_report import printable
 from agentlab_magics.widgets.assets import style
 from agentlab_magics.widgets.rendering import ThreeWayView
@@ -135,18 +136,6 @@ def sent_data(outcome: TestOutcome) -> dict[str, Any]:
             "not_kept": total - len(requests)}
 
 
-def test_runs(tests: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
-    """The tests as runs of one group each, in order: (the group, "" for the lab's own tests
-    first, and the indices of its tests)."""
-    runs: list[tuple[str, list[int]]] = []
-    for index, test in enumerate(tests):
-        group = test.get("group", "")
-        if not runs or runs[-1][0] != group:
-            runs.append((group, []))
-        runs[-1][1].append(index)
-    return runs
-
-
 def report_html(data: dict[str, Any]) -> str:
     """The report as self-contained HTML: a summary line; each shared cause's lead sentence
     and its one drawing; then a line per test, failures open in a <details> with their
@@ -161,7 +150,7 @@ def report_html(data: dict[str, Any]) -> str:
         parts.append(f'<div class="al-cause"><p class="al-lead">{escape(cause["lead"])}</p>'
                      f'{panels_html(cause)}</div>')
     parts.append('<ul class="al-tests">')
-    for group, indices in test_runs(data["tests"]):
+    for group, indices in group_runs([test.get("group", "") for test in data["tests"]]):
         items = "".join(test_html(data["tests"][index]) for index in indices)
         folded = data.get("folded", {}).get(group)
         if folded:  # earlier lessons' tests that all pass: one line, opened on a click
@@ -317,7 +306,7 @@ def report_text(report: CheckReport, data: dict[str, Any]) -> str:
     for cause in data.get("causes", []):
         lines.append(cause["lead"])
         lines.extend(panels_text(outcomes[cause["drawn_by"]], cause, "    "))
-    for group, indices in test_runs(data["tests"]):
+    for group, indices in group_runs([test.get("group", "") for test in data["tests"]]):
         folded = data.get("folded", {}).get(group)
         if folded or group:
             lines.append(folded or group)
