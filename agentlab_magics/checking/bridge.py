@@ -15,15 +15,20 @@ one test's crosses into the next but the handles lent.
 
 from __future__ import annotations
 
+import io
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentlab_magics.checking.protocol.caps import DEPTH_CAP
 from agentlab_magics.checking.protocol.frames import WireError
 from agentlab_magics.checking.protocol.values import (
+    PROTOCOL,
     Inbound,
     NotPlain,
     Outbound,
+    PlainOnly,
+    dumped,
     plain_pickle,
     type_name,
 )
@@ -56,6 +61,74 @@ def _replace(container: Any, contents: Any) -> None:
     else:
         container.clear()
         container.update(contents)
+
+
+class Unchanged:
+    """Whether contents a list or dict would be given are what it holds: item by item the very
+    objects, or exact scalars of one type that are equal (`_alike`); where that cannot say
+    (a float, a tuple), the same bytes from a pickler of plain data that meets each list and
+    dict of ours in `refs` as itself (its place among them). Either way equal means the same
+    items of the very same types, with our lists and dicts, the very objects, where they
+    were."""
+
+    def __init__(self, refs: dict[int, Any]) -> None:
+        self.refs = refs
+        self.pickler: PlainOnly | None = None
+        self.buffer = io.BytesIO()
+        self.marks: dict[int, tuple[int, Any]] = {}
+
+    def same(self, container: list | dict, contents: Any) -> bool:
+        """Whether `container` holds `contents` already (its copy is pickled: itself is ours,
+        met as its place)."""
+        alike = _alike(container, contents)
+        if alike is not None:
+            return alike
+        now = self._pickled(container.copy())
+        return now is not None and now == self._pickled(contents)
+
+    def _pickled(self, value: Any) -> bytes | None:
+        if self.pickler is None:
+            self.pickler = PlainOnly(self.buffer, protocol=PROTOCOL)
+            self.pickler.fast = True
+            self.marks = {id(container): (place, container)
+                          for place, container in enumerate(self.refs.values())}
+            self.pickler.memo = self.marks
+        try:
+            return dumped(self.pickler, self.buffer, value)
+        except Exception:  # a stand-in, a handle: not plain data, so written as sent
+            self.pickler.memo = self.marks  # the pickler was made afresh
+            return None
+
+
+EXACT = frozenset({str, int, bool, type(None), bytes})
+"""Scalars whose equality is sameness when their types are one (not a float: -0.0 == 0.0)."""
+
+
+def _alike(container: list | dict, contents: Any) -> bool | None:
+    """Whether `contents` are `container`'s items, told item by item (keys too): the very
+    object, or an exact scalar of the same type and equal; None where an item is neither and
+    the same type (a float, a tuple, a fresh list of the same kind)."""
+    if type(contents) is not type(container) or len(contents) != len(container):
+        return False
+    if isinstance(container, dict) and isinstance(contents, dict):
+        pairs = zip((*container, *container.values()), (*contents, *contents.values()))
+    else:
+        pairs = zip(container, contents)
+    undecided = False
+    for now, then in pairs:
+        if now is then:
+            continue
+        kind = type(now)
+        if kind is not type(then):
+            return False
+        if kind in EXACT:
+            if now != then:
+                return False
+        elif kind is list or kind is dict:
+            return False
+        else:
+            undecided = True
+    return None if undecided else True
 
 
 class NotATree(ValueError):
@@ -174,6 +247,8 @@ class Incoming(Inbound):
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
         self.ids = 0  # the ids made so far of the message being read
+        self.within = 0  # how many ids' parts are being made around the value made now
+        self.top: Any = None  # the key of the message whose value is being made, but its sync
 
     def loads(self, body: bytes) -> Any:
         """The message `body` holds, its values checked and made; bytes that are not plain data
@@ -195,9 +270,10 @@ class Incoming(Inbound):
     def resolved(self, message: Any, containers: int, ids: int) -> Any:
         """`message` checked (`checked`) only where it must be: not at all when it holds no id
         and too few containers to be nested past DEPTH_CAP; its sync alone when the ids are all
-        there (a message's big values are most often the code's own, its references in
-        the sync); else whole, the sync once."""
-        self.ids = 0
+        there (a message's big values are most often the code's own, its references in the
+        sync), and only the sync's own ids when they are all the message holds (what they
+        carry is fresh data then); else whole, the sync once, until every id is made."""
+        self.ids, self.within, self.top = 0, 0, None
         deep = containers > DEPTH_CAP
         if not ids and not deep:
             return message
@@ -206,13 +282,38 @@ class Incoming(Inbound):
         sync = message.get("sync")
         walked = sync if type(sync) is list else None
         if walked is not None:
+            if not deep and ids == len(walked) \
+                    and all(type(entry) is _Pending for entry in walked):
+                self.ids = ids
+                walked[:] = [self.stands_for(entry.pid) for entry in walked]
+                return message
             self.checked(walked, 1)
             if self.ids == ids and not deep:
                 return message
         for key, value in message.items():
-            if value is not walked:
+            if self.ids == ids and not deep:
+                break
+            if value is walked:
+                continue
+            self.top = key
+            if type(value) is list and not deep:
+                self.found(value, ids)
+            else:
                 message[key] = self.checked(value, 1)
         return message
+
+    def found(self, values: list, ids: int) -> None:
+        """The items of `values` (a value of the message, not nested past DEPTH_CAP) checked
+        from the last, until all `ids` of the message are made: a call's own values (a
+        conversation) most often come before the ones it names (the tools it was handed)."""
+        for index in range(len(values) - 1, -1, -1):
+            if self.ids == ids:
+                return
+            item = values[index]
+            if type(item) not in SCALARS:
+                made = self.checked(item, 2)
+                if made is not item:
+                    values[index] = made
 
     def checked(self, value: Any, depth: int) -> Any:
         """`value` at most DEPTH_CAP deep, each id in it made what it stands for (a list or
@@ -220,7 +321,16 @@ class Incoming(Inbound):
         kind = type(value)
         if kind is _Pending:
             self.ids += 1
-            return self.stands_for(self.checked(value.pid, depth))
+            before = self.ids
+            self.within += 1
+            try:
+                pid = self.checked(value.pid, depth)
+            finally:
+                self.within -= 1
+            made = self.stands_for(pid, self.ids > before)
+            if not self.within and self.top is not None and type(made) in (list, dict):
+                self.bridge.met(self.top, made)
+            return made
         if kind is not list and kind is not dict and kind is not tuple:
             return value
         if depth > DEPTH_CAP + 3:  # the message, its sync and an id hold a value
@@ -249,8 +359,9 @@ class Incoming(Inbound):
                         value[key] = new
         return value
 
-    def stands_for(self, pid: Any) -> Any:
-        """What an id of the student process's stands for here."""
+    def stands_for(self, pid: Any, naming: bool = False) -> Any:
+        """What an id of the student process's stands for here (`naming`: its parts hold ids
+        themselves)."""
         if type(pid) is not tuple or not pid:
             raise TypeError("an id that is not a tuple")
         bridge, tag = self.bridge, pid[0]
@@ -258,7 +369,7 @@ class Incoming(Inbound):
             if len(pid) == 2:
                 return bridge.referred(pid[1], _ABSENT)
             _parts(pid, 5)
-            return bridge.referred(pid[1], pid[3], pid[2])
+            return bridge.referred(pid[1], pid[3], pid[2], naming)
         if tag == "$=":  # a list or dict written as each was met (`student_side.Outgoing`)
             _parts(pid, 3)
             if type(pid[1]) not in (list, dict):
@@ -312,8 +423,14 @@ class Bridge:
         self.remotes: dict[int, Remote] = {}
         self.foreigns: dict[int, Foreign] = {}
         self.scopes: list[Scope] = []  # per call running there, what it handed over
-        self.coming: dict[int, Any] = {}  # what the message being read writes back, by ref
+        self.coming: dict[int, tuple[Any, bool, bool]] = {}
+        """What the message being read writes back, by ref: the contents, whether they are
+        a list's kept items and more, and whether they name lists or dicts of the judge's."""
+        self.wrote_names = False  # what the last message wrote named lists or dicts of ours
         self.named = 0  # the references the message being read made
+        self.met_in: dict[Any, list] = {}
+        """By a key of the message being read (but its sync), the lists and dicts named in its
+        value, not inside one another: the rest of the value is fresh from the frame."""
 
     def forget_lent(self) -> None:
         """The process is gone: what it was lent goes now, not at the next collection of the
@@ -354,15 +471,21 @@ class Bridge:
     def reading(self) -> None:
         """A message is about to be read: nothing it names is counted or written yet."""
         self.coming.clear()
+        self.met_in.clear()
         self.named = 0
 
-    def referred(self, ref: Any, contents: Any, keep: Any = 0) -> Any:
-        """The list or dict `ref` names, to be given `contents` (`_ABSENT`: kept as it is) once
-        the message is read; a list may keep its first `keep` items and take `contents` after
-        them (the judge never changes what it handed over while the call runs, so what it
-        holds is what the student process last said). Only one handed to a call still running
-        may be named (the lists of an earlier call are the test's alone), and given contents
-        once a message."""
+    def met(self, key: Any, container: list | dict) -> None:
+        """The message being read names `container` (ours, or one of the student's written as
+        met) in its value under `key`, and not inside another one it names."""
+        self.met_in.setdefault(key, []).append(container)
+
+    def referred(self, ref: Any, contents: Any, keep: Any = 0, naming: bool = False) -> Any:
+        """The list or dict `ref` names, to be given `contents` (`_ABSENT`: kept as it is;
+        `naming`: they name lists or dicts of ours) once the message is read; a list may keep
+        its first `keep` items and take `contents` after them (the judge never changes what it
+        handed over while the call runs, so what it holds is what the student process last
+        said). Only one handed to a call still running may be named (the lists of an earlier
+        call are the test's alone), and given contents once a message."""
         container = self.refs[ref]
         self.named += 1
         if contents is _ABSENT and not keep:
@@ -374,19 +497,35 @@ class Bridge:
                     or not 0 < keep <= len(container):
                 raise TypeError("a list told to keep items it does not have")
             contents = container[:keep] + contents
-        self.coming[ref] = contents
+        self.coming[ref] = (contents, bool(keep), naming)
         return container
 
     def write_back(self) -> list[tuple[Any, Any]]:
-        """Give each list or dict named in the message read its new contents; what each held
-        before (for `put_back`)."""
+        """Give each list or dict named in the message read its new contents, in order (one
+        named twice ends as its last), but one whose contents would not change (`Unchanged`: a
+        list or dict named whole, once, that the code left as it was); what each held before
+        (for `put_back`). Whether what was written names lists or dicts of ours is kept
+        (`wrote_names`)."""
+        self.wrote_names = False
+        if not self.coming:
+            return []
+        writes = [(self.refs[ref], contents, appended, naming)
+                  for ref, (contents, appended, naming) in self.coming.items()]
+        self.coming.clear()
+        once = Counter(id(container) for container, *_ in writes)
+        unchanged = Unchanged(self.refs) if any(
+            not appended and once[id(container)] == 1
+            for container, _, appended, _ in writes) else None
+        changing = [(container, contents, naming)
+                    for container, contents, appended, naming in writes
+                    if appended or unchanged is None or once[id(container)] > 1
+                    or not unchanged.same(container, contents)]
         before = []
-        for ref, contents in self.coming.items():
-            container = self.refs[ref]
+        for container, contents, _ in changing:
             before.append((container, list(container) if type(container) is list
                            else dict(container)))
             _replace(container, contents)
-        self.coming.clear()
+        self.wrote_names = any(naming for _, _, naming in changing)
         return before
 
     @staticmethod
@@ -408,16 +547,18 @@ class Bridge:
         """Write back what the message just read (`raw`, valid) named: each list or dict it
         synced must be one handed to a call still running (else KeyError), and what it wrote
         is kept only if every value of it, and every list and dict the running calls were
-        handed, is still a tree (else NotATree, and nothing it wrote stays). A message that
-        names no list or dict but one in each entry of its sync is not walked: the rest of it
-        is fresh from the frame, and what it writes is fresh too, or kept from the list it is
-        written into."""
+        handed, is still a tree (else NotATree, and nothing it wrote stays). Only what the
+        message named can make it not one: a value is walked from the lists and dicts named
+        in it alone (the rest of it is fresh from the frame, a tree), and the calls' lists and
+        dicts only when what was written into them names some of ours (else each stays the
+        tree it was, given fresh items, or kept ones and fresh ones after them)."""
         self.synced(raw["sync"])
         written = self.write_back()
         if self.named > len(raw["sync"]):
             try:
-                tree_shaped([raw.get(key) for key in ("v", "a", "kw", "edges")]
-                            + [root for scope in self.scopes for root in scope.roots])
+                tree_shaped([list(named) for named in self.met_in.values()]
+                            + ([root for scope in self.scopes for root in scope.roots]
+                               if self.wrote_names else []))
             except NotATree:
                 self.put_back(written)
                 raise

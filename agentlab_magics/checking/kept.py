@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from agentlab_magics.checking.protocol.caps import RECORD_EDGE
@@ -17,6 +18,7 @@ TEXT_CAP = 2_000          # characters of one message or string in a report
 REQUESTS_KEPT = 12        # requests a test's model was sent that a report lists (the last ones)
 REQUEST_SHAPE_CAP = 400   # characters of one request's shape, or its refusal, in a report
 REPORT_CAP = 1_000_000    # bytes of a whole report as JSON
+ITEMS_CAP = 200           # items of one list or dict `plain` keeps
 
 
 def cap(text: str, limit: int = TEXT_CAP) -> str:
@@ -41,9 +43,9 @@ def plain(value: Any, depth: int = 0) -> Any:
         return "<nested too deeply>"
     if kind is dict:
         return {cap(k) if type(k) is str else f"<{type(k).__name__} key>": plain(v, depth + 1)
-                for k, v in list(value.items())[:200]}
+                for k, v in list(value.items())[:ITEMS_CAP]}
     if kind in (list, tuple):
-        return [plain(item, depth + 1) for item in list(value)[:200]]
+        return [plain(item, depth + 1) for item in list(value)[:ITEMS_CAP]]
     return f"<{kind.__name__} object>"
 
 
@@ -82,10 +84,35 @@ def sent_requests(model: Any) -> tuple[list[SentRequest] | None, int]:
 
 
 def _shape(messages: Any) -> str:
-    """The shape of what the code sent the model as its messages; what it is, where that is
-    not a list (the provider refuses it, and says so)."""
-    sent = plain(messages)
-    return shape(sent) if type(sent) is list else f"({a_type(sent)}, not a list)"
+    """The shape of what the code sent the model as its messages (the shape of its `plain`
+    copy); what it is, where that is not a list (the provider refuses it, and says so)."""
+    if type(messages) not in (list, tuple):
+        return f"({a_type(plain(messages))}, not a list)"
+    return shape([_read(message, MESSAGE_READ, 1, _read_blocks)
+                  for message in list(messages)[:ITEMS_CAP]])
+
+
+MESSAGE_READ = frozenset({"role", "tool_call_id", "stop_reason", "content"})
+BLOCK_READ = frozenset({"type", "id"})
+
+
+def _read(value: Any, keys: frozenset[str], depth: int,
+          content: Callable[[Any], Any] | None = None) -> Any:
+    """What `shape` reads of `plain(value, depth)`, made without copying the rest: of a dict,
+    the `keys` among the items `plain` keeps, their values as `plain` makes them ("content" by
+    `content`); anything else is no message or block to `shape`, and stands as None."""
+    if type(value) is not dict:
+        return None
+    return {key: content(item) if key == "content" and content else plain(item, depth + 1)
+            for key, item in list(value.items())[:ITEMS_CAP]
+            if type(key) is str and key in keys}
+
+
+def _read_blocks(content: Any) -> Any:
+    """What `shape` reads of a message's `plain` content: each block's type and id."""
+    if type(content) not in (list, tuple):
+        return None  # `shape` reads blocks of a list alone
+    return [_read(block, BLOCK_READ, 3) for block in list(content)[:ITEMS_CAP]]
 
 
 def within_size(report: CheckReport) -> CheckReport:

@@ -2,9 +2,10 @@
 
 A check needs a fresh student process (nothing of an earlier check may linger in it), and an
 interpreter takes a few tens of milliseconds to start, a sandbox a few hundred. `Spares`
-makes the next check's processes ahead, so it finds them ready. Every start happens on the
-one thread `Spares` keeps for the purpose, which lives until `close`: a sandboxed process
-dies with the thread that started it.
+makes the next check's processes ahead, so it finds them ready, and warm: each imports,
+while it waits, what a check of the later labs would otherwise load while it runs. Every start
+happens on the one thread `Spares` keeps for the purpose, which lives until `close`: a
+sandboxed process dies with the thread that started it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Spares:
         MOST). A kernel refills after a check, so no start competes with the check for the
         CPU; the grader, whose sandboxes take longer to start, refills at each take."""
         while len(self.made) < min(count, MOST):
-            self.made.append(self.starter.submit(self.launch))
+            self.made.append(self.starter.submit(lambda: self.launch().warm()))
 
     def ready(self, count: int = 1) -> None:
         """Refill, and wait until the processes made ahead have said hello (a bench's warm

@@ -81,8 +81,6 @@ class Call:
         self.whole = whole
         """The judge named one of its lists or dicts twice (to this call or one running): every
         sync goes whole while this call runs, as each name's last sync decides what it holds."""
-        self.printed = {self.refs[id(value)][0] for value in self.synced}
-        """The references of the synced ones: only theirs are printed (`unchanged`)."""
 
 
 class Server:
@@ -96,9 +94,9 @@ class Server:
         self.outgoing, self.incoming = Outgoing(self), Incoming(self)
         self.snapshots = Snapshots(handle_number)
         self.calls: list[Call] = []
-        self.handed: dict[int, tuple[int, Any, bool]] = {}
-        """Every list and dict the calls running were handed, by id: (its reference, itself,
-        whether it is one its call syncs)."""
+        self.handed: dict[int, tuple[int, Any]] = {}
+        """Every list and dict the calls running were handed, by id: (its reference, itself)."""
+        self.handed_version = 0  # counts the changes to `handed`
         self.exported: dict[int, Any] = {}
         self.export_ids: dict[int, int] = {}
         self.handles: dict[int, Handle] = {}
@@ -137,13 +135,10 @@ class Server:
         """Whether a call running was told to sync whole, or the test is being stopped."""
         return self.stopped or any(call.whole for call in self.calls)
 
-    def reference(self, container: list | dict) -> tuple[int | None, bool]:
-        """The judge's reference for `container`, if a call still running handed it over
-        (else None), and whether it is one that call syncs."""
+    def reference(self, container: list | dict) -> int | None:
+        """The judge's reference for `container`, if a call still running handed it over."""
         found = self.handed.get(id(container))
-        if found is None or found[1] is not container:
-            return None, False
-        return found[0], found[2]
+        return found[0] if found is not None and found[1] is container else None
 
     def serve(self) -> None:
         """Answer the judge until it closes the pipe."""
@@ -160,6 +155,11 @@ class Server:
             self.export_ids.clear()
             self.looked = []
             return
+        if kind == "warm":
+            warm()
+            with self.talk:
+                self.send({"k": "value", "v": None})
+            return
         call = Call(self.incoming.arriving, [*message.get("a", ()),
                                              *message.get("kw", {}).values()],
                     whole=bool(message.get("whole")))
@@ -169,8 +169,8 @@ class Server:
             for value in call.synced:
                 self.snapshots.hold(call.refs[id(value)][0], value, self.snapshots.of(value))
         self.calls.append(call)
-        self.handed.update((key, (ref, container, ref in call.printed))
-                           for key, (ref, container) in call.refs.items())
+        self.handed.update(call.refs)
+        self.handed_version += 1
         try:
             reply = self.loaded(message) if kind == "load" else self.called(message)
         finally:
@@ -181,7 +181,8 @@ class Server:
                     self.calls.remove(call)
                     for key in call.refs:  # alive while the call ran, so no other's id
                         self.handed.pop(key, None)
-                    self.snapshots.forget(call.printed)
+                    self.handed_version += 1
+                    self.snapshots.forget(ref for ref, _ in call.refs.values())
 
     def loaded(self, message: dict) -> dict:
         self.filename = message["filename"]
@@ -337,6 +338,13 @@ class Server:
 
 
 SERVER: Server  # the one server of this process
+
+
+def warm() -> None:
+    """Import what a check of the later labs loads while it runs, the lab's values as they
+    cross (`lab.remaking`: its model, steps and rules, json, inspect, dataclasses), some 10 ms
+    a check then does not spend."""
+    import agentlab_magics.lab.remaking  # noqa: F401
 
 
 def settled(value: Any) -> Any:

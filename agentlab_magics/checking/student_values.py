@@ -6,25 +6,56 @@ protocol.
 
 from __future__ import annotations
 
+import io
+import pickle
+import re
 import sys
 import types
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from agentlab_magics.checking.protocol.caps import DEPTH_CAP
-from agentlab_magics.checking.protocol.values import Inbound, Outbound, type_name
+from agentlab_magics.checking.protocol.values import (
+    PROTOCOL,
+    Inbound,
+    Outbound,
+    PlainOnly,
+    dumped,
+    type_name,
+)
 from agentlab_magics.checking.unchanged import Snapshots
+
+MARK_BASE = 0x7F000000
+"""A list or dict the judge handed over is met by the plain pickler as a memo get of MARK_BASE
+plus its place among them, which it writes LONG_BINGET with a last byte of 0x7f: `MARKED`
+finds one at C speed (text that happens to hold the same five bytes only costs a slower way)."""
+MARKS_CAP = 1 << 24
+MARKED = re.compile(rb"j[\x00-\xff]{3}\x7f")
+LONG4 = pickle.LONG4
+SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+PIECE_CAP = 60 << 10
+"""Bytes of one value's pickle, at most, to be joined into a message: a pickle framed in one
+frame (CPython frames every 64 KiB), whose frame header comes off with its protocol."""
+OPENING = pickle.PROTO + bytes([PROTOCOL])
+CARRIED = frozenset({"a", "kw", "v", "edges"})
+"""The keys of a message whose values the student's code made: they may name what the judge
+handed over, and hold what is not plain data."""
+
+
+class _Whole(Exception):
+    """A message that goes the whole way by the naming pickler, not a value at a time."""
 
 
 class Side(Protocol):
     """What the student process's server offers the values it writes and reads."""
 
-    handed: dict[int, tuple[int, Any, bool]]
+    handed: dict[int, tuple[int, Any]]
+    handed_version: int
     snapshots: Snapshots
     module: types.ModuleType | None
     exported: dict[int, Any]
 
-    def reference(self, container: list | dict) -> tuple[int | None, bool]:
+    def reference(self, container: list | dict) -> int | None:
         ...
 
     def whole(self) -> bool:
@@ -104,14 +135,22 @@ class Outgoing(Outbound):
     (with what it holds now), a handle as its number, a lab value by what makes it, and any
     other object as its type and a number that brings the very object back.
 
-    CPython's pickler writes the rest, and, with no memo, stops at a container inside itself
-    (ValueError) or nested past the interpreter's depth (RecursionError); the message is then
-    written again `exact`: each container named as it goes, so one inside itself, or nested
-    DEPTH_CAP deep, goes as a stranger."""
+    A message is written a value at a time (`_spliced`): each value that is plain data and
+    names nothing the judge handed over by CPython's pickler asked nothing, at C speed; the
+    others by this naming pickler, which asks about every object; the pieces joined make the
+    one pickle either way would. The naming pickler, with no memo, stops at a container inside
+    itself (ValueError) or nested past the interpreter's depth (RecursionError); the message is
+    then written again whole and `exact`: each container named as it goes, so one inside
+    itself, or nested DEPTH_CAP deep, goes as a stranger."""
 
     def __init__(self, server: Side) -> None:
         super().__init__()
         self.server = server
+        self.quick_buffer = io.BytesIO()
+        self.quick = PlainOnly(self.quick_buffer, protocol=PROTOCOL)
+        self.quick.fast = True
+        self.marks_of: int | None = None  # the `handed_version` the quick pickler's marks are of
+        self.key_pieces: dict[str, bytes] = {}
         self.named: set[int] = set()  # the references named this message
         self.strangers = 0  # values sent as strangers so far
         self.exact = False
@@ -126,27 +165,119 @@ class Outgoing(Outbound):
     def encode(self, message: dict) -> bytes:
         """`message` as bytes; the snapshots of what the judge then holds kept."""
         try:
-            body = self._written(message)
-        except (ValueError, RecursionError):
-            self.exact = True
-            try:
-                body = self._written(message)
-            finally:
-                self.exact = False
+            body = self._spliced(message)
+        except _Whole:
+            body = self._whole(message)
         for held in self.held:
             self.server.snapshots.hold(*held)
         return body
 
-    def _written(self, message: dict) -> bytes:
+    def _whole(self, message: dict) -> bytes:
+        """`message` written in one go by the naming pickler, `exact` if it must be."""
+        try:
+            return self._written(message)
+        except (ValueError, RecursionError):
+            self.exact = True
+            try:
+                return self._written(message)
+            finally:
+                self.exact = False
+
+    def _begin(self) -> None:
+        """A message is about to be written: nothing of it is named or held yet."""
         self.named, self.held, self.fresh = set(), [], None
         self.inside.clear()
         self.leaving.clear()
+
+    def _written(self, message: dict) -> bytes:
+        self._begin()
         return self.dumps(message)
+
+    def _spliced(self, message: dict) -> bytes:
+        """`message` as one pickle made of pieces: at C speed whole when the judge handed
+        nothing over to name and it is plain data; else its protocol's own fields so, then
+        each value the code made (`CARRIED`, in the message's order, so what one names is
+        named before the next; a call's arguments one at a time), and last its sync, which
+        names what the judge handed over, by the naming pickler."""
+        self._begin()
+        if not self.server.handed:
+            whole = self._quick(message)
+            if whole is not None:
+                return whole
+        fixed = self._quick({key: value for key, value in message.items()
+                             if key not in CARRIED and key != "sync"})
+        if fixed is None:
+            raise _Whole
+        body = [OPENING, _opcodes(fixed)]
+        for key, value in message.items():
+            if key in CARRIED:
+                body += (self._key(key), self._piece(value, split=key == "a"), pickle.SETITEM)
+        if "sync" in message:
+            body += (self._key("sync"), self._named(message["sync"]), pickle.SETITEM)
+        body.append(pickle.STOP)
+        return b"".join(body)
+
+    def _key(self, key: str) -> bytes:
+        """The opcodes of one of the protocol's keys, made once."""
+        piece = self.key_pieces.get(key)
+        if piece is None:
+            piece = self.key_pieces[key] = self._piece(key)
+        return piece
+
+    def _piece(self, value: Any, split: bool = False) -> bytes:
+        """The opcodes of `value`: plain data's at C speed when it names nothing the judge
+        handed over (`_quick`), else the naming pickler's; with `split` (a list made for the
+        message), those of each of its items so (at once while the judge has handed anything
+        over: an argument of the code's own is most often plain, one of the judge's never)."""
+        if split and type(value) is list and value and self.server.handed:
+            return (pickle.EMPTY_LIST + pickle.MARK
+                    + b"".join(self._piece(item) for item in value) + pickle.APPENDS)
+        quick = self._quick(value, marked=type(value) not in SCALARS)
+        if quick is not None:
+            return _opcodes(quick)
+        if split and type(value) is list and value:
+            return (pickle.EMPTY_LIST + pickle.MARK
+                    + b"".join(self._piece(item) for item in value) + pickle.APPENDS)
+        return self._named(value)
+
+    def _named(self, value: Any) -> bytes:
+        """The opcodes of `value` by the naming pickler."""
+        try:
+            return _opcodes(self.dumps(value))
+        except (ValueError, RecursionError):
+            raise _Whole from None
+
+    def _quick(self, value: Any, marked: bool = False) -> bytes | None:
+        """`value`'s pickle when it is plain data (exact types) holding no int the judge would
+        refuse, in one frame; with `marked`, and no list or dict the judge handed over either
+        (each met as a mark, `MARK_BASE`); else None. Nothing of the student's runs: its
+        first object that is not plain data stops the pickler before any method of it is
+        asked."""
+        handed = self.server.handed
+        pickler, buffer = self.plain, self.buffer
+        if marked and handed:
+            pickler, buffer = self.quick, self.quick_buffer
+            if self.marks_of != self.server.handed_version:
+                if len(handed) >= MARKS_CAP:
+                    return None
+                pickler.memo = {key: (MARK_BASE + place, entry[1])
+                                for place, (key, entry) in enumerate(handed.items())}
+                self.marks_of = self.server.handed_version
+        try:
+            body = dumped(pickler, buffer, value)
+        except Exception:  # not plain data, inside itself, too deep: the naming pickler's
+            self.marks_of = None  # the pickler was made afresh, its marks gone
+            return None
+        if len(body) > PIECE_CAP or LONG4 in body \
+                or (pickler is self.quick and MARKED.search(body) is not None):
+            return None
+        return body
 
     def container(self, value: list | dict) -> Any:
         """A list or dict the judge handed over goes by its reference: alone when the judge
         holds it as it is (or it was named already in this message), else with what the
-        judge lacks of it, the items after those it holds as they are (`unchanged`)."""
+        judge lacks of it, the items after those it holds as they are (`unchanged`: what this
+        process last sent of it, or, for an argument of the call, what arrived)."""
         if value is self.fresh:
             self.fresh = None
             return None
@@ -155,7 +286,7 @@ class Outgoing(Outbound):
             if left is not None:
                 return self._left(*left)
         server = self.server
-        ref, printed = server.reference(value) if server.handed else (None, False)
+        ref = server.reference(value) if server.handed else None
         if id(value) in self.inside or (self.exact and len(self.inside) >= DEPTH_CAP):
             return self.stranger(value)
         if ref is None:
@@ -163,7 +294,7 @@ class Outgoing(Outbound):
         if ref in self.named:
             return ("$r", ref)
         self.named.add(ref)
-        if not printed or server.whole():  # inside another, or named twice
+        if server.whole():  # named twice among the calls running, or the test is stopping
             return self._entering(("$r", ref, 0), value, None)
         snapshots = server.snapshots
         same, whole, items = snapshots.kept(ref, value)
@@ -215,6 +346,14 @@ class Outgoing(Outbound):
         if _is_step(value):  # a step of the student's own: its answers run here
             return ("$s", self.server.export(value), type_name(value))
         return ("$c" if callable(value) else "$o", self.server.export(value), type_name(value))
+
+
+def _opcodes(pickled: bytes) -> bytes:
+    """A pickle's opcodes without its protocol, its one frame's header and its stop, to join
+    with others (a pickle longer than PIECE_CAP may hold frames inside: `_Whole`)."""
+    if len(pickled) > PIECE_CAP:
+        raise _Whole
+    return pickled[11 if pickled[2] == pickle.FRAME[0] else 2:-1]
 
 
 def _is_step(value: Any) -> bool:

@@ -93,12 +93,18 @@ class Snapshots:
             return 0, whole, None
         if held[0] == whole:
             return -1, whole, None
-        if held[1] is None:  # a dict's: it goes whole
+        before = held[1]
+        if before is None:  # a dict's: it goes whole
             return 0, whole, None
+        if len(container) > len(before) and self.of(container[:len(before)]) == held[0]:
+            # appended to, nothing before changed (a pickle says each item in turn, so the
+            # same bytes are the same items): only the new items are read
+            return len(before), whole, before + [self.of(item)
+                                                 for item in container[len(before):]]
         items = [self.of(item) for item in container]
         same = 0
-        for now, before in zip(items, held[1]):
-            if now != before:
+        for now, then in zip(items, before):
+            if now != then:
                 break
             same += 1
         return same, whole, items

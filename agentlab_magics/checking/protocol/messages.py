@@ -6,6 +6,8 @@ functions here, and what a student process may say, checked here before anything
                       "a": [...], "kw": {...}, "m": a method or None, "whole": true when it
                       named one of its lists or dicts twice among the calls running}
                       {"k": "reset"}: forget the objects of the test that ended (no answer)
+                      {"k": "warm"}: a process made ahead of its check imports, while it
+                      waits, what checks of the later labs load; it answers once it has
                       {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a call back
     student -> judge  {"k": "hello", "version", "pid"} once, first
                       {"k": "loaded", "names": {name: callable}, "elsewhere"} /
@@ -152,3 +154,6 @@ def raised(description: dict) -> dict:
 
 RESET = {"k": "reset"}
 """The test is over: forget its objects."""
+
+WARM = {"k": "warm"}
+"""Made ahead of its check: import now what a check may need (`student_side.warm`)."""

@@ -24,19 +24,19 @@ ATOMS = frozenset({str, float, bool, type(None), bytes, tuple})
 """The exact types a pickler writes as they are, asked nothing: a tuple's items are asked."""
 
 
-class _Stranger(Exception):
-    """A value `_PlainOnly` does not write."""
+class Stranger(Exception):
+    """A value `PlainOnly` does not write."""
 
 
-class _PlainOnly(pickle.Pickler):
+class PlainOnly(pickle.Pickler):
     """Plain data at C speed, asked nothing (a pickler asks `reducer_override` only of what is
     not a builtin container or scalar); anything else stops it."""
 
     def reducer_override(self, value: Any) -> Any:
-        raise _Stranger
+        raise Stranger
 
 
-def _dumped(pickler: pickle.Pickler, buffer: io.BytesIO, message: Any) -> bytes:
+def dumped(pickler: pickle.Pickler, buffer: io.BytesIO, message: Any) -> bytes:
     """`message` as bytes, by `pickler` (no memo) into `buffer`."""
     buffer.seek(0)
     buffer.truncate()
@@ -58,19 +58,19 @@ class Outbound(pickle.Pickler):
         self.buffer = io.BytesIO()
         super().__init__(self.buffer, protocol=PROTOCOL)
         self.fast = True  # no memo: a value shared or inside itself is never said as one
-        self.plain = _PlainOnly(self.buffer, protocol=PROTOCOL)
+        self.plain = PlainOnly(self.buffer, protocol=PROTOCOL)
         self.plain.fast = True
 
     def dumps(self, message: Any) -> bytes:
         """`message` as bytes."""
-        return _dumped(self, self.buffer, message)
+        return dumped(self, self.buffer, message)
 
     def plain_dumps(self, message: Any) -> bytes:
         """`message` as bytes, at C speed when it is plain data (its ints written whatever
         their length: for the judge's messages, which name no list or dict)."""
         try:
-            return _dumped(self.plain, self.buffer, message)
-        except _Stranger:
+            return dumped(self.plain, self.buffer, message)
+        except Stranger:
             return self.dumps(message)
 
     def persistent_id(self, value: Any) -> Any:
