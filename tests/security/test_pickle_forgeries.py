@@ -32,6 +32,7 @@ ACTS = {
     "grows its memo to gigabytes": r"b'\x80\x05]r\x00\x00\x00\x10.'",
     "shares one list by its memo": r"b'\x80\x05]\x94(h\x00h\x00l.'",
     "puts a list inside itself": r"b'\x80\x05]2a.'",
+    "gets from a memo it never put (a student process's mark)": r"b'\x80\x05]j\x00\x00\x00\x7fa.'",
     "makes a set": r"b'\x80\x05\x8f.'",
     "holds an int of a million bits": r"b'\x80\x05\x8b' + (125_000).to_bytes(4, 'little') + b'\x01' * 125_000 + b'.'",
 }
