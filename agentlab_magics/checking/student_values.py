@@ -201,7 +201,7 @@ class Outgoing(Outbound):
         names what the judge handed over, by the naming pickler."""
         self._begin()
         if not self.server.handed:
-            whole = self._quick(message)
+            whole = self._quick(message, alone=True)
             if whole is not None:
                 return whole
         fixed = self._quick({key: value for key, value in message.items()
@@ -247,12 +247,12 @@ class Outgoing(Outbound):
         except (ValueError, RecursionError):
             raise _Whole from None
 
-    def _quick(self, value: Any, marked: bool = False) -> bytes | None:
+    def _quick(self, value: Any, marked: bool = False, alone: bool = False) -> bytes | None:
         """`value`'s pickle when it is plain data (exact types) holding no int the judge would
-        refuse, in one frame; with `marked`, and no list or dict the judge handed over either
-        (each met as a mark, `MARK_BASE`); else None. Nothing of the student's runs: its
-        first object that is not plain data stops the pickler before any method of it is
-        asked."""
+        refuse, in one frame (in any number `alone`: a pickle not to be joined to others);
+        with `marked`, and no list or dict the judge handed over either (each met as a mark,
+        `MARK_BASE`); else None. Nothing of the student's runs: its first object that is not
+        plain data stops the pickler before any method of it is asked."""
         handed = self.server.handed
         pickler, buffer = self.plain, self.buffer
         if marked and handed:
@@ -268,7 +268,7 @@ class Outgoing(Outbound):
         except Exception:  # not plain data, inside itself, too deep: the naming pickler's
             self.marks_of = None  # the pickler was made afresh, its marks gone
             return None
-        if len(body) > PIECE_CAP or LONG4 in body \
+        if (len(body) > PIECE_CAP and not alone) or LONG4 in body \
                 or (pickler is self.quick and MARKED.search(body) is not None):
             return None
         return body
