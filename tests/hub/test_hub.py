@@ -135,7 +135,7 @@ def hub() -> Iterator[Hub]:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [str(HUB_PYTHON), "-m", "agentlab_magics", "hub", "demo", "--folder", str(folder),
-             "--port", str(port), "--password", password, "--instructor", INSTRUCTOR,
+             "--port", str(port), f"--password={password}", "--instructor", INSTRUCTOR,
              "--students", ",".join((RIGHT, WRONG, HOG, IDLE)), "--memory", str(MEMORY_MB),
              "--cull-after", str(CULL_AFTER_S), "--instructor-package", str(REPO / "instructor")],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
