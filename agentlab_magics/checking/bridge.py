@@ -15,7 +15,6 @@ one test's crosses into the next but the handles lent.
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,12 +22,10 @@ from typing import Any
 from agentlab_magics.checking.protocol.caps import DEPTH_CAP
 from agentlab_magics.checking.protocol.frames import WireError
 from agentlab_magics.checking.protocol.values import (
-    PROTOCOL,
     Inbound,
+    Marking,
     NotPlain,
     Outbound,
-    PlainOnly,
-    dumped,
     plain_pickle,
     type_name,
 )
@@ -73,9 +70,7 @@ class Unchanged:
 
     def __init__(self, refs: dict[int, Any]) -> None:
         self.refs = refs
-        self.pickler: PlainOnly | None = None
-        self.buffer = io.BytesIO()
-        self.marks: dict[int, tuple[int, Any]] = {}
+        self.pickler: Marking | None = None  # made at the first item `_alike` cannot tell
 
     def same(self, container: list | dict, contents: Any) -> bool:
         """Whether `container` holds `contents` already (its copy is pickled: itself is ours,
@@ -83,21 +78,11 @@ class Unchanged:
         alike = _alike(container, contents)
         if alike is not None:
             return alike
-        now = self._pickled(container.copy())
-        return now is not None and now == self._pickled(contents)
-
-    def _pickled(self, value: Any) -> bytes | None:
         if self.pickler is None:
-            self.pickler = PlainOnly(self.buffer, protocol=PROTOCOL)
-            self.pickler.fast = True
-            self.marks = {id(container): (place, container)
-                          for place, container in enumerate(self.refs.values())}
-            self.pickler.memo = self.marks
-        try:
-            return dumped(self.pickler, self.buffer, value)
-        except Exception:  # a stand-in, a handle: not plain data, so written as sent
-            self.pickler.memo = self.marks  # the pickler was made afresh
-            return None
+            self.pickler = Marking()
+            self.pickler.mark(self.refs.values())
+        now = self.pickler.pickled(container.copy())
+        return now is not None and now == self.pickler.pickled(contents)
 
 
 EXACT = frozenset({str, int, bool, type(None), bytes})
@@ -513,12 +498,10 @@ class Bridge:
                   for ref, (contents, appended, naming) in self.coming.items()]
         self.coming.clear()
         once = Counter(id(container) for container, *_ in writes)
-        unchanged = Unchanged(self.refs) if any(
-            not appended and once[id(container)] == 1
-            for container, _, appended, _ in writes) else None
+        unchanged = Unchanged(self.refs)
         changing = [(container, contents, naming)
                     for container, contents, appended, naming in writes
-                    if appended or unchanged is None or once[id(container)] > 1
+                    if appended or once[id(container)] > 1
                     or not unchanged.same(container, contents)]
         before = []
         for container, contents, _ in changing:

@@ -6,7 +6,6 @@ protocol.
 
 from __future__ import annotations
 
-import io
 import pickle
 import re
 import sys
@@ -18,9 +17,8 @@ from agentlab_magics.checking.protocol.caps import DEPTH_CAP
 from agentlab_magics.checking.protocol.values import (
     PROTOCOL,
     Inbound,
+    Marking,
     Outbound,
-    PlainOnly,
-    dumped,
     type_name,
 )
 from agentlab_magics.checking.unchanged import Snapshots
@@ -35,7 +33,8 @@ LONG4 = pickle.LONG4
 SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 PIECE_CAP = 60 << 10
 """Bytes of one value's pickle, at most, to be joined into a message: a pickle framed in one
-frame (CPython frames every 64 KiB), whose frame header comes off with its protocol."""
+frame (CPython frames every 64 KiB), whose frame header comes off with its protocol (a message
+written whole as one pickle may be longer)."""
 OPENING = pickle.PROTO + bytes([PROTOCOL])
 CARRIED = frozenset({"a", "kw", "v", "edges"})
 """The keys of a message whose values the student's code made: they may name what the judge
@@ -146,9 +145,7 @@ class Outgoing(Outbound):
     def __init__(self, server: Side) -> None:
         super().__init__()
         self.server = server
-        self.quick_buffer = io.BytesIO()
-        self.quick = PlainOnly(self.quick_buffer, protocol=PROTOCOL)
-        self.quick.fast = True
+        self.quick, self.unmarked = Marking(MARK_BASE), Marking()
         self.marks_of: int | None = None  # the `handed_version` the quick pickler's marks are of
         self.key_pieces: dict[str, bytes] = {}
         self.named: set[int] = set()  # the references named this message
@@ -201,7 +198,7 @@ class Outgoing(Outbound):
         names what the judge handed over, by the naming pickler."""
         self._begin()
         if not self.server.handed:
-            whole = self._quick(message, alone=True)
+            whole = self._quick(message)
             if whole is not None:
                 return whole
         fixed = self._quick({key: value for key, value in message.items()
@@ -229,16 +226,18 @@ class Outgoing(Outbound):
         handed over (`_quick`), else the naming pickler's; with `split` (a list made for the
         message), those of each of its items so (at once while the judge has handed anything
         over: an argument of the code's own is most often plain, one of the judge's never)."""
-        if split and type(value) is list and value and self.server.handed:
-            return (pickle.EMPTY_LIST + pickle.MARK
-                    + b"".join(self._piece(item) for item in value) + pickle.APPENDS)
+        items = split and type(value) is list and value
+        if items and self.server.handed:
+            return self._items(value)
         quick = self._quick(value, marked=type(value) not in SCALARS)
-        if quick is not None:
+        if quick is not None and len(quick) <= PIECE_CAP:
             return _opcodes(quick)
-        if split and type(value) is list and value:
-            return (pickle.EMPTY_LIST + pickle.MARK
-                    + b"".join(self._piece(item) for item in value) + pickle.APPENDS)
-        return self._named(value)
+        return self._items(value) if items else self._named(value)
+
+    def _items(self, values: list) -> bytes:
+        """The opcodes of a list made for the message, its items' pieces one by one."""
+        return (pickle.EMPTY_LIST + pickle.MARK + b"".join(self._piece(item) for item in values)
+                + pickle.APPENDS)
 
     def _named(self, value: Any) -> bytes:
         """The opcodes of `value` by the naming pickler."""
@@ -247,28 +246,22 @@ class Outgoing(Outbound):
         except (ValueError, RecursionError):
             raise _Whole from None
 
-    def _quick(self, value: Any, marked: bool = False, alone: bool = False) -> bytes | None:
+    def _quick(self, value: Any, marked: bool = False) -> bytes | None:
         """`value`'s pickle when it is plain data (exact types) holding no int the judge would
-        refuse, in one frame (in any number `alone`: a pickle not to be joined to others);
-        with `marked`, and no list or dict the judge handed over either (each met as a mark,
-        `MARK_BASE`); else None. Nothing of the student's runs: its first object that is not
-        plain data stops the pickler before any method of it is asked."""
+        refuse; with `marked`, and no list or dict the judge handed over either (each met as a
+        mark, `MARK_BASE`); else None. Nothing of the student's runs: its first object that is
+        not plain data stops the pickler before any method of it is asked."""
         handed = self.server.handed
-        pickler, buffer = self.plain, self.buffer
+        pickler = self.unmarked
         if marked and handed:
-            pickler, buffer = self.quick, self.quick_buffer
+            pickler = self.quick
             if self.marks_of != self.server.handed_version:
                 if len(handed) >= MARKS_CAP:
                     return None
-                pickler.memo = {key: (MARK_BASE + place, entry[1])
-                                for place, (key, entry) in enumerate(handed.items())}
+                pickler.mark(container for _, container in handed.values())
                 self.marks_of = self.server.handed_version
-        try:
-            body = dumped(pickler, buffer, value)
-        except Exception:  # not plain data, inside itself, too deep: the naming pickler's
-            self.marks_of = None  # the pickler was made afresh, its marks gone
-            return None
-        if (len(body) > PIECE_CAP and not alone) or LONG4 in body \
+        body = pickler.pickled(value)
+        if body is None or LONG4 in body \
                 or (pickler is self.quick and MARKED.search(body) is not None):
             return None
         return body
