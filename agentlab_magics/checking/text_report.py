@@ -34,7 +34,9 @@ def render(report: CheckReport) -> str:
     for group, indices in group_runs([outcome.group for outcome in report.outcomes]):
         if group:
             lines.append(folded.get(group, group))
-        for outcome in [] if group in folded else [report.outcomes[i] for i in indices]:
+        if group in folded:
+            continue
+        for outcome in (report.outcomes[index] for index in indices):
             lines.append(f"{outcome.mark} {outcome.sentence}")
             if outcome.message:
                 lines.append(textwrap.indent(outcome.message, "    "))
