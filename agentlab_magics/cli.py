@@ -43,9 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("lab", help="a lab id, such as lesson6 or checkpoint-a")
     check.add_argument("--harness", required=True, metavar="FILE", help="the file to check")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--timeout", type=time_limit.option, default=TIME_LIMIT, metavar="S",
-                       help=f"seconds each test may take (default {TIME_LIMIT:g}, as the "
-                            "grader gives; above 0, at most a day)")
+    check.add_argument("--timeout", type=time_limit.option, default=None, metavar="S",
+                       help=f"seconds each test may take (default: the lab's own, else "
+                            f"{TIME_LIMIT:g}, as the grader gives; above 0, at most a day)")
     notebooks = commands.add_parser(
         "notebooks", help="write the student notebook of every lesson into a folder, to work "
                           "through on your own in Jupyter")
@@ -65,15 +65,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _lab_parser(commands: argparse._SubParsersAction) -> None:
-    lab = commands.add_parser("lab", help="for a lab's author: prove a lab's tests")
+    lab = commands.add_parser("lab", help="for a lab's author: write a lab, prove its tests")
     lab_commands = lab.add_subparsers(dest="lab_command", required=True, metavar="COMMAND")
+    new = lab_commands.add_parser(
+        "new", help="write a working lab folder to edit: lab.toml, reference.py, tests.py "
+                    "and notebook.md")
+    new.set_defaults(run=_lab_new)
+    new.add_argument("lab", metavar="ID", help="the lab's id, the folder's name (retry-backoff)")
+    new.add_argument("--in", dest="pack", type=Path, default=Path("."), metavar="DIR",
+                     help="the course pack to write it into (default: this folder)")
+    ship = lab_commands.add_parser(
+        "ship", help="write the students' copy of the course packs' labs into a folder, for "
+                     "students' $AGENTLAB_LABS: each lab's starter, tests and questions, no "
+                     "reference and no held-back tests")
+    ship.set_defaults(run=_lab_ship)
+    ship.add_argument("--to", type=Path, required=True, metavar="DIR", help="the folder to write")
     verify = lab_commands.add_parser(
         "verify", help="check labs before they ship: the reference passes, the starter fails, "
-                       "every test has its sentence, and no plausible one-edit mutant of the "
-                       "reference passes every test (needs the instructor package)")
+                       "every test has its sentence, the notebook builds, and no plausible "
+                       "one-edit mutant of the reference passes every test")
     verify.set_defaults(run=_lab_verify)
-    verify.add_argument("labs", nargs="*", metavar="LAB",
-                        help="lab ids (default: every lab of the course)")
+    for parser, every in ((ship, "of the packs"), (verify, "of the course")):
+        parser.add_argument("labs", nargs="*", metavar="LAB",
+                            help=f"lab ids or lab folders (default: every lab {every})")
 
 
 def _hub_parser(commands: argparse._SubParsersAction) -> None:
@@ -300,14 +314,48 @@ def _starter(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lab_new(args: argparse.Namespace) -> int:
+    from agentlab_magics.authoring.new_lab import new_lab
+
+    with _writing("the lab", args.pack):
+        written = new_lab(args.lab, args.pack)
+    folder = written[0].parent
+    print(f"Wrote the lab {args.lab} into {folder}: {', '.join(p.name for p in written)}.")
+    print(f"Prove it with `agentlab lab verify {folder}`; check a harness with `%%check "
+          f"{args.lab}` once {args.pack} is on $AGENTLAB_LABS.")
+    return 0
+
+
+def _named_labs(names: list[str]) -> list[str]:
+    """The ids of the labs `names` gives: lab ids, or lab folders (found from now on)."""
+    from agentlab_magics.course import find_lab
+    from agentlab_magics.course.packs import include
+
+    return [include(Path(name)) if Path(name).is_dir() else find_lab(name).id for name in names]
+
+
+def _lab_ship(args: argparse.Namespace) -> int:
+    from agentlab_magics.course import find_lab, labs
+    from agentlab_magics.course.packs import ship_labs
+
+    named = [find_lab(lab_id) for lab_id in _named_labs(args.labs)]
+    with _writing("the students' copy", args.to):
+        written = ship_labs(named or list(labs().values()), args.to)
+    for folder in written:
+        print(f"wrote {folder}")
+    if not written:
+        print("No lab of a course pack to ship: the built-in labs travel in the package.")
+    return 0
+
+
 def _lab_verify(args: argparse.Namespace) -> int:
     """Each lab's survivors (the line, the edit), its problems, then its count in a line a
     script can read; exit 1 where a mutant survived or a problem was found."""
     from agentlab_magics.authoring.verify import verify
-    from agentlab_magics.course import find_lab, labs
+    from agentlab_magics.course import labs
 
     failed = False
-    for lab_id in [find_lab(name).id for name in args.labs] or list(labs()):
+    for lab_id in _named_labs(args.labs) or list(labs()):
         found = verify(lab_id)
         for mutant in found.survivors:
             print(f"{lab_id}: line {mutant.line} ({mutant.function}): {mutant.before} -> "

@@ -85,7 +85,8 @@ QUESTION.add_argument("id")
 QUESTION.add_argument("--answer")
 QUESTION.add_argument("--static", action="store_true")
 
-TRANSCRIPT_USAGE = "Usage: %transcript EXPR [--request] [--static] [--diff [EXPR]]"
+TRANSCRIPT_USAGE = ("Usage: %transcript EXPR|PATH [--request] [--static] "
+                    "[--diff [EXPR|PATH]]")
 TRANSCRIPT_FLAG = re.compile(r"(?<!\S)--(request|static)(?!\S)")
 DIFF = re.compile(r"(?<!\S)--diff(?!\S)")
 OTHER_OPTION = re.compile(r"(?<!\S)--[A-Za-z][\w-]*")
@@ -152,11 +153,12 @@ class AgentLabMagics(Magics):
         from IPython.display import Pretty
 
         from agentlab_magics import notebook
-        from agentlab_magics.course import UnknownLab, find_lab
+        from agentlab_magics.course import find_lab
+        from agentlab_magics.problems import UsageProblem
 
-        try:  # before anything is shown: an unknown lab leaves no empty output behind
-            find_lab(args.lab)
-        except UnknownLab as exc:
+        try:  # before anything is shown: an unknown lab (or a lab folder that cannot be
+            find_lab(args.lab)  # read) leaves no empty output behind
+        except UsageProblem as exc:
             self._say(str(exc))
             return
         store = self._store()
@@ -192,19 +194,18 @@ class AgentLabMagics(Magics):
         except UsageError as exc:
             self._say(str(exc))
             return
-        sources = []
-        for written in filter(None, (expression, other)):
-            try:
-                sources.append(eval(written, self._namespace()))
-            except Exception as exc:
-                self._say(f"%transcript could not evaluate {written!r}: "
-                          f"{type(exc).__name__}: {exc}")
-                return
+        from agentlab_magics import notebook
+
+        sources = [notebook.drawable(written, self._namespace())
+                   for written in filter(None, (expression, other))]
+        said = next((source for source in sources if isinstance(source, notebook.Unreadable)),
+                    None)
+        if said is not None:
+            self._say(str(said))
+            return
         from agentlab_magics.widgets.cell_reports import drawn, running_cell
 
         if other is not None:
-            from agentlab_magics import notebook
-
             shown = notebook.run_diff(sources, (expression, other), static="static" in flags)
             if isinstance(shown, str):
                 self._say(shown)

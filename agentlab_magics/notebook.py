@@ -10,6 +10,7 @@ import threading
 import time
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking.cell_source import (
@@ -23,15 +24,15 @@ from agentlab_magics.checking.cell_source import (
 from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.checking.spares import local_spares
-from agentlab_magics.checking.time_limit import TIME_LIMIT
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.assignments import ASSIGNMENTS
+from agentlab_magics.course.assignments import assignments
 from agentlab_magics.course.questions import Question, find_question, questions_for
 from agentlab_magics.course.solutions import NotPublished, Solution, self_paced, solution
 from agentlab_magics.grading import autograding
 from agentlab_magics.progress import ProgressStore
 from agentlab_magics.progress.asked import Asked
 from agentlab_magics.progress.store import LabProgress, ProgressError, State, page_state
+from agentlab_magics.traces.read import read_run
 from agentlab_magics.widgets.run_diff import RunDiff, record_and_request
 
 DRAW_EVERY = 0.2  # seconds between two drawings of the live line, at least
@@ -90,7 +91,7 @@ def _checked(lab_id: str, module: types.ModuleType, timeout: float | None,
     spares = local_spares()
     try:
         report = run(lab_id, module, source=source, on_outcome=arrived,
-                     timeout=TIME_LIMIT if timeout is None else timeout, launch=spares.take)
+                     timeout=timeout, launch=spares.take)
     except KeyboardInterrupt:
         return _stopped(lab_id, finished)
     finally:
@@ -208,6 +209,29 @@ def open_solution(lab_id: str, store: ProgressStore | None = None) -> Solution |
     return Solution(lab.id, lab.title, shown)
 
 
+class Unreadable(str):
+    """What `%transcript` says instead of drawing: a source it could not evaluate or read."""
+
+
+def drawable(written: str, namespace: dict) -> Any:
+    """What `%transcript` draws for `written`: the Python expression's value, or, for a file
+    (named as it is, or by an expression giving its path), the run `lab.read_run` reads from
+    it; an Unreadable sentence where neither can be had."""
+    try:
+        value = eval(written, namespace)
+    except Exception as exc:
+        if not Path(written).expanduser().is_file():
+            return Unreadable(f"%transcript could not evaluate {written!r}: "
+                              f"{type(exc).__name__}: {exc}")
+        value = Path(written).expanduser()
+    if isinstance(value, (str, Path)) and Path(value).is_file():
+        try:
+            return read_run(value)
+        except ValueError as exc:  # a TraceProblem, or a conversation it has not
+            return Unreadable(f"%transcript {written}: {exc}")
+    return value
+
+
 def run_diff(sources: list, names: tuple[str, str], *, static: bool = False) -> Any:
     """What `%transcript A --diff B` shows: the two runs side by side; with one source, the
     record beside the request context_for_model computes from it. A source that is not a list
@@ -263,7 +287,7 @@ def syllabus(store: ProgressStore | None = None) -> list[dict[str, Any]]:
     (`one_check`), and its questions still to answer and those answered wrong."""
     store = store or ProgressStore()
     stops = []
-    for assignment in ASSIGNMENTS:
+    for assignment in assignments():
         labs: list[dict[str, Any]] = []
         states: list[State] = []
         asked = answered = right = 0

@@ -6,7 +6,9 @@ tell it apart (an equivalent mutant).
 A mutant is run as a student's file is checked, held-back tests included, in a student
 process of its own, and stops at its first failing test: a mutant that hangs is stopped by the
 per-test time limit. The lab's list of equivalent mutants is the instructor's (they hold the
-reference's code): `agentlab_instructor.equivalents`, by the mutant's edit (`Mutant.key`).
+reference's code): `agentlab_instructor.equivalents` for the built-in labs, a pack lab's own
+equivalents.toml (`"edit" = "reason"` under `[equivalent]`), by the mutant's edit
+(`Mutant.key`). A pack lab's notebook is built too, as `agentlab course build` would.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from agentlab_magics.checking.report import CheckReport, TestOutcome
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.assignments import pack_assignment
 from agentlab_magics.course.instructor import instructor_module
+from agentlab_magics.course.lab_folder import EQUIVALENTS, load_toml, read_text
 from agentlab_magics.course.lab_model import Lab
+from agentlab_magics.making import notebooks
 
 MUTANT_TIME_LIMIT = 2.0  # seconds a test of a mutant may take: the references take milliseconds
 
@@ -89,9 +94,15 @@ def verify(lab_id: str) -> Verification:
 
 def equivalents(lab_id: str) -> dict[str, str]:
     """The lab's equivalent mutants, by edit, with the reason no test can tell each apart."""
-    listed = instructor_module("equivalents",
-                               f"The equivalent mutants of {lab_id}").EQUIVALENT
-    return dict(listed.get(lab_id, {}))
+    lab = find_lab(lab_id)
+    if lab.folder is not None:
+        path = lab.folder / EQUIVALENTS
+        if not path.is_file():
+            return {}
+        listed = load_toml(path, read_text(path)).get("equivalent", {})
+        return {str(edit): str(reason) for edit, reason in listed.items()}
+    module = instructor_module("equivalents", f"The equivalent mutants of {lab_id}")
+    return dict(module.EQUIVALENT.get(lab_id, {}))
 
 
 def _problems(lab: Lab) -> list[str]:
@@ -107,7 +118,18 @@ def _problems(lab: Lab) -> list[str]:
                         "nothing to write")
     problems += [f"{test.name} has no docstring: its first paragraph is the sentence a student "
                  "reads" for test in lab_tests(lab, held_back=True) if test.sentence == test.name]
+    if lab.folder is not None:
+        problems += _notebook_problems(lab)
     return problems
+
+
+def _notebook_problems(lab: Lab) -> list[str]:
+    """What stops the pack lab's notebook from building, as `agentlab course build` builds it."""
+    try:
+        notebooks.text(pack_assignment(lab))
+    except Exception as exc:  # whatever stops the build is the problem to say
+        return [f"its notebook does not build: {type(exc).__name__}: {exc}"]
+    return []
 
 
 def _outcomes(report: CheckReport) -> list[TestOutcome]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 import inspect
 import os
 import re
@@ -56,8 +55,8 @@ from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stoppe
 from agentlab_magics.checking.student_code import StudentCode
 from agentlab_magics.checking.time_limit import TIME_LIMIT, checked
 from agentlab_magics.course import Lab, find_lab
-from agentlab_magics.course.catalog import HARNESS_NAMES, file_names
-from agentlab_magics.course.heldback import held_back_module, is_held_back
+from agentlab_magics.course.catalog import file_names, harness_names
+from agentlab_magics.course.heldback import held_back_module, is_held_back, visible_module
 from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
@@ -101,7 +100,7 @@ def lab_tests(lab: Lab, *, held_back: bool = False, only: list[str] | None = Non
     """The lab's tests in file order: the visible ones, then, when asked, the held-back ones
     of the instructor's module (none where the instructor package is not installed), then,
     unless `still_holds` is false, the earlier labs' tests that still hold (`still_holding`)."""
-    modules = [importlib.import_module(lab.tests)]
+    modules = [visible_module(lab)]
     hidden = held_back_module(lab) if held_back else None
     if hidden is not None:
         modules.append(hidden)
@@ -120,7 +119,7 @@ def still_holding(lab: Lab, own: set[str]) -> list[LabTest]:
     for earlier in map(find_lab, lab.builds_on):
         heading = f"Still holds from lesson {earlier.lesson}"
         carried += [replace(test, group=heading)
-                    for test in _tests_of(importlib.import_module(earlier.tests))
+                    for test in _tests_of(visible_module(earlier))
                     if test.name not in own and reads(test.function) <= holds]
         own = own | {test.name for test in carried}
     return carried
@@ -166,7 +165,13 @@ class Source:
     filename: str
 
 
-def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float = TIME_LIMIT,
+def time_limit_of(lab: Lab) -> float:
+    """Seconds each test of `lab` may take where the one who checks gives no limit: the lab's
+    own, or the limit every check gives."""
+    return lab.time_limit or TIME_LIMIT
+
+
+def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float | None = None,
         only: list[str] | None = None, held_back: bool = False,
         source: str | None = None, on_outcome: Callable[[TestOutcome], None] | None = None,
         launch: Launch | None = None, spinning: int | None = None) -> CheckReport:
@@ -181,7 +186,7 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float =
     an earlier check of the same code ran out of time on: every test is glanced at for it.
     """
     lab = find_lab(lab_id)
-    seconds = checked(timeout)
+    seconds = checked(time_limit_of(lab) if timeout is None else timeout)
     tests = lab_tests(lab, held_back=held_back, only=only)
     try:
         code = _code(lab, harness, source)
@@ -250,7 +255,7 @@ class Trial:
                  timeout: float, launch: Launch, spinning: int | None = None) -> None:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
-        self.names = sorted(HARNESS_NAMES | set(lab.names))
+        self.names = sorted(harness_names() | set(lab.names))
         self.spinning = spinning
         """The line the first test that ran out of time was on, once one has."""
 

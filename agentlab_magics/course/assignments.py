@@ -11,9 +11,13 @@ they tell the student what broke, and a grade counts each test once, in its own 
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, PositiveInt
 
-from agentlab_magics.course.catalog import find_lab
+from agentlab_magics.course.catalog import find_lab, labs
+from agentlab_magics.course.lab_folder import NOTEBOOK
+from agentlab_magics.course.lab_model import Lab
 
 
 class Group(BaseModel):
@@ -474,10 +478,42 @@ print(attempt(always_down, max_attempts=10, call_cost=2, budget=6)["events"])"""
 ]
 
 
+def assignments() -> list[Assignment]:
+    """Every assignment: the built-in course's, then one per lab of the course packs."""
+    return [*ASSIGNMENTS, *(pack_assignment(lab) for lab in labs().values()
+                            if lab.folder is not None)]
+
+
+def pack_assignment(lab: Lab) -> Assignment:
+    """A pack lab's assignment, from its folder: notebook.md's `# ` title line (else the
+    lab's title), then its text; each ```python block with the paragraph before it (or, past
+    the first, all the text since the block before) is a demonstration, the text before
+    them the introduction, and the text after the last block goes above the lab's cell.
+    Graded by lab.toml's groups (one group of every test when it names none)."""
+    assert lab.folder is not None
+    path = lab.folder / NOTEBOOK
+    written = path.read_text(encoding="utf-8") if path.is_file() else ""
+    title, _, body = written.partition("\n") if written.startswith("# ") else ("", "", written)
+    parts = re.split(r"^```python\n(.*?)^```[ \t]*$", body, flags=re.S | re.M)
+    texts, codes = [part.strip() for part in parts[::2]], parts[1::2]
+    intro = ""
+    if codes:
+        intro, _, texts[0] = texts[0].rpartition("\n\n")
+    asked = "; ".join(f"`{name}` {purpose}" for name, purpose in lab.purposes.items())
+    return Assignment(
+        id=lab.id, title=title[2:].strip() or lab.title, intro=intro.strip(),
+        demonstrations=[Demonstration(text=text, code=code.rstrip())
+                        for text, code in zip(texts[:-1], codes)],
+        labs=[AssignedLab(lab=lab.id, text=texts[-1] or f"Write {asked}.",
+                          groups=[Group(**group) for group in lab.groups]
+                          or [Group(id="tests", match=".")])])
+
+
 def find_assignment(assignment_id: str) -> Assignment:
     """The assignment `assignment_id`, or LookupError naming the ones there are."""
-    for assignment in ASSIGNMENTS:
+    every = assignments()
+    for assignment in every:
         if assignment.id == assignment_id:
             return assignment
-    known = ", ".join(a.id for a in ASSIGNMENTS)
+    known = ", ".join(a.id for a in every)
     raise LookupError(f"There is no assignment called {assignment_id!r}. They are: {known}.")

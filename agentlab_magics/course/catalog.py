@@ -8,6 +8,9 @@ so their tests of the names its file still holds run with its own, under "Still 
 lesson N" (checking.runner), and never count towards its grade. A checkpoint rebuilds what
 lessons wrote and adds nothing of its own, so no later lab builds on it.
 
+The labs of course packs (course.packs) follow the built-in ones, found and read as that
+module says; a pack lab may build on any lab before it.
+
 The student package holds each lab's starter only, as a file `agentlab course build` wrote
 (course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
 them imports the instructor package (agentlab_instructor) then and there, and where it is not
@@ -19,9 +22,12 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
+from pathlib import Path
 
 from agentlab_magics.course.bounded_labs import bounded_labs
+from agentlab_magics.course.lab_folder import LabFolderProblem
 from agentlab_magics.course.lab_model import PURPOSES, Lab, UnknownLab
+from agentlab_magics.course.packs import pack_folders, pack_labs, stamp
 from agentlab_magics.course.writing_a_test import checkpoint_a_test
 
 # (id, lesson, title, the names the student writes). Each lesson's file holds what the
@@ -51,27 +57,56 @@ def _harness_labs() -> list[Lab]:
             for number, (lab_id, lesson, title, names) in enumerate(LESSONS)]
 
 
-# Every name a harness lab asks for: the names a lab test can read off the student's file.
-HARNESS_NAMES = frozenset(name for *_, names in LESSONS for name in names)
+def harness_names() -> frozenset[str]:
+    """Every name a lab asks for: the names a lab test can read off the student's file."""
+    return frozenset(name for lab in labs().values() for name in lab.names)
 
 
-@cache
 def file_names(lab_id: str) -> frozenset[str]:
     """The names the lab's file holds: those its starter defines at the top level, and the
-    gaps it asks the student to fill (worked out once: every check of a later lab asks)."""
+    gaps it asks the student to fill."""
     lab = find_lab(lab_id)
-    defined = {node.name for node in ast.parse(lab.starter).body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return frozenset(defined | set(lab.names))
+    return _file_names(lab.starter, tuple(lab.names))
 
 
 @cache
+def _file_names(starter: str, names: tuple[str, ...]) -> frozenset[str]:
+    """Worked out once a starter: every check of a later lab asks."""
+    defined = {node.name for node in ast.parse(starter).body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return frozenset(defined | set(names))
+
+
 def labs() -> dict[str, Lab]:
-    """Every lab, by id, in course order."""
+    """Every lab, by id, in course order: the built-in ones, then the packs' (read again when
+    a file of theirs changed)."""
+    folders = pack_folders()
+    return _labs(tuple(folders), stamp(folders))
+
+
+@cache
+def built_in_labs() -> dict[str, Lab]:
+    """The labs of the built-in course, by id, in course order."""
     harness = _harness_labs()
     after = [lab.id for lab in harness].index("checkpoint-a") + 1  # its test lab follows it
     return {lab.id: lab for lab in [*harness[:after], checkpoint_a_test(), *harness[after:],
                                     *bounded_labs()]}
+
+
+@cache
+def _labs(folders: tuple[Path, ...], stamp: tuple) -> dict[str, Lab]:
+    known = dict(built_in_labs())
+    for lab in pack_labs(list(folders)):
+        if lab.id in known:
+            raise LabFolderProblem(f"{lab.folder}: a lab called {lab.id!r} is already "
+                                   "in the course: rename the folder.")
+        unknown = [earlier for earlier in lab.builds_on if earlier not in known]
+        if unknown:
+            raise LabFolderProblem(f"{lab.folder}/lab.toml: builds_on names {', '.join(unknown)}, "
+                                   f"which no lab before {lab.id} is: the labs are "
+                                   f"{', '.join(known)}.")
+        known[lab.id] = lab
+    return known
 
 
 def find_lab(lab_id: str) -> Lab:

@@ -1,10 +1,13 @@
-"""Where a lab's held-back tests live: the instructor's package, never the student's.
+"""Where a lab's tests live, visible and held back.
 
-The instructor package's module `heldback.<module>` holds the held-back tests of the lab whose
-visible tests are `agentlab_magics.course.labtests.<module>`; nothing in the student package
-marks or names them. On a student's machine the instructor package is not installed, and a
-lab simply has no held-back tests there. Only the judge imports them (checking.runner): no
-process that runs a student's code ever does.
+A built-in lab's visible tests are the module its `tests` names; its held-back tests are the
+instructor package's module `heldback.<module>` (for `agentlab_magics.course.labtests.<module>`),
+and nothing in the student package marks or names them. A pack lab's are its folder's tests.py
+and heldback.py (course.lab_folder), imported under the names `<lab.tests>` and
+`<lab.tests>`'s sibling `heldback`. On a student's machine the instructor package is not
+installed and a student's copy of a pack holds no heldback.py, and a lab simply has no
+held-back tests there. Only the judge imports them (checking.runner): no process that runs a
+student's code ever does.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import types
 from typing import Any
 
 from agentlab_magics.course.instructor import instructor_package_name
+from agentlab_magics.course.lab_folder import HELD_BACK, TESTS, tests_module
 from agentlab_magics.course.lab_model import Lab
+
+PACK_HELD_BACK = "heldback"  # the last part of a pack lab's held-back tests' module name
 
 
 def held_back_package() -> str | None:
@@ -26,14 +32,26 @@ def held_back_package() -> str | None:
 
 def is_held_back(test: Any) -> bool:
     """Whether `test` is a held-back test: a function defined in a module of the held-back
-    package, the one place held-back tests are written."""
+    package, or in a pack lab's heldback.py, the places held-back tests are written."""
+    module = getattr(test, "__module__", None) or ""
     package = held_back_package()
-    return package is not None and (getattr(test, "__module__", None) or "").startswith(
-        f"{package}.")
+    return (package is not None and module.startswith(f"{package}.")) or (
+        module.startswith("agentlab_labs.") and module.endswith(f".{PACK_HELD_BACK}"))
+
+
+def visible_module(lab: Lab) -> types.ModuleType:
+    """The lab's visible tests module."""
+    if lab.folder is not None:
+        return tests_module(lab.folder / TESTS, lab.tests)
+    return importlib.import_module(lab.tests)
 
 
 def held_back_module(lab: Lab) -> types.ModuleType | None:
-    """The lab's held-back tests module, or None where the instructor package has none."""
+    """The lab's held-back tests module, or None where there is none here."""
+    if lab.folder is not None:
+        path = lab.folder / HELD_BACK
+        name = f"{lab.tests.rpartition('.')[0]}.{PACK_HELD_BACK}"
+        return tests_module(path, name) if path.is_file() else None
     package = held_back_package()
     if package is None:
         return None

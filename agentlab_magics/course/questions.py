@@ -7,9 +7,14 @@ takes the student's own words and then shows the answer and the common answers i
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+from agentlab_magics.course.catalog import labs
+from agentlab_magics.course.lab_folder import QUESTIONS as QUESTIONS_FILE
+from agentlab_magics.course.lab_folder import LabFolderProblem, load_toml, read_text
 
 
 class Option(BaseModel):
@@ -389,7 +394,30 @@ QUESTIONS: dict[str, list[Question]] = {"checkpoint-a": CHECKPOINT_A, **_by_lab(
 
 
 def questions_for(lab_id: str) -> list[Question]:
+    """The lab's questions: the built-in course's, or a pack lab's questions.toml."""
+    lab = labs().get(lab_id)
+    if lab is not None and lab.folder is not None:
+        return pack_questions(lab.id, lab.folder / QUESTIONS_FILE)
     return QUESTIONS.get(lab_id, [])
+
+
+def pack_questions(lab_id: str, path: Path) -> list[Question]:
+    """The questions of questions.toml (a `[[question]]` table each, holding an `[[question.
+    option]]` table per option), or none where it is absent; a LabFolderProblem naming the
+    file and the question when one is not a question."""
+    if not path.is_file():
+        return []
+    listed = load_toml(path, read_text(path)).get("question", [])
+    found = []
+    for number, entry in enumerate(listed if isinstance(listed, list) else [listed], 1):
+        try:
+            options = [Option.model_validate(option) for option in entry.pop("option", [])]
+            found.append(Question.model_validate({**entry, "lab": lab_id, "options": options}))
+        except (ValidationError, AttributeError, TypeError) as exc:
+            raise LabFolderProblem(f"{path}: question {number} is not a question ({exc}): "
+                                   "give each an id, kind (choice or open), prompt and "
+                                   "answer, and each option text, correct and why.") from None
+    return found
 
 
 class UnknownQuestion(LookupError):
@@ -399,7 +427,9 @@ class UnknownQuestion(LookupError):
 def find_question(question_id: str) -> Question:
     """The question called `question_id`, or UnknownQuestion suggesting the nearest id (what a
     typo most likely meant) and naming the ones there are."""
-    every = {question.id: question for questions in QUESTIONS.values() for question in questions}
+    packs = [questions_for(lab.id) for lab in labs().values() if lab.folder is not None]
+    every = {question.id: question for questions in [*QUESTIONS.values(), *packs]
+             for question in questions}
     wanted = question_id.strip()
     if wanted in every:
         return every[wanted]

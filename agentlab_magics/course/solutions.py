@@ -23,7 +23,8 @@ from pathlib import Path
 
 from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.course.catalog import find_lab, labs
-from agentlab_magics.course.instructor import InstructorPackageMissing, instructor_files
+from agentlab_magics.course.instructor import InstructorPackageMissing
+from agentlab_magics.course.lab_folder import LabFolderProblem
 
 ENV = "AGENTLAB_SOLUTIONS"
 SELF_PACED = "self-paced"  # in a folder of solutions: every lab's, for students working alone
@@ -56,8 +57,8 @@ def solution(lab_id: str) -> str:
     if folder is not None:
         return _published(lab.id, folder)
     try:
-        return instructor_files(lab.id, f"The solution to {lab.id}").reference
-    except InstructorPackageMissing:
+        return lab.reference
+    except (InstructorPackageMissing, LabFolderProblem):
         raise NotPublished(
             f"There is no solution to {lab.id} here. Working on your own, set ${ENV} to the "
             "folder of the course's self-paced solutions (`agentlab course "
@@ -75,7 +76,7 @@ def publish(lab_id: str, folder: Path) -> Path:
     """Write the reference of the lab `lab_id` names into `folder` as `<lab>.py`, for every
     student to read; returns the file. Needs the instructor package."""
     lab = find_lab(lab_id)
-    reference = instructor_files(lab.id, "Publishing a solution").reference
+    reference = lab.reference
     target = write_text_atomically(folder / f"{lab.id}.py", reference)
     target.chmod(0o644)  # published: readable by every student, whatever the umask
     return target

@@ -45,7 +45,8 @@ def autograding() -> bool:
     return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
-def grade(lab_id: str, group: str, *, held_back: bool = False, timeout: float = TIMEOUT) -> None:
+def grade(lab_id: str, group: str, *, held_back: bool = False,
+          timeout: float | None = None) -> None:
     """Check the lab's registered module as the grader does (all of the lab's own visible
     tests, or all its held-back ones, in one student process and in the check's order) and
     show the report of `group`'s share; raise GradeFailed, one line that does not repeat it,

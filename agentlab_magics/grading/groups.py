@@ -6,14 +6,12 @@ by them (`graded_together`, `group_tests`)."""
 from __future__ import annotations
 
 import re
-from functools import cache
 
 from agentlab_magics.checking import runner
-from agentlab_magics.course.assignments import ASSIGNMENTS, Group
+from agentlab_magics.course.assignments import Group, assignments
 from agentlab_magics.course.catalog import find_lab
 
 
-@cache
 def lab_tests(lab_id: str) -> dict[str, runner.LabTest]:
     """The lab's own tests by name, visible and held back, in the order the lab runs them: a
     grade counts the lab's own, never the earlier labs' tests that still hold."""
@@ -23,7 +21,7 @@ def lab_tests(lab_id: str) -> dict[str, runner.LabTest]:
 
 def group_of(lab_id: str, group_id: str) -> Group:
     """The group `group_id` of lab `lab_id`, from the assignment that holds the lab."""
-    for assignment in ASSIGNMENTS:
+    for assignment in assignments():
         for assigned in assignment.labs:
             if assigned.lab == lab_id:
                 for group in assigned.groups:

@@ -36,6 +36,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, Type
 
+from agentlab_magics.course.packs import ENV as PACKS_ENV
 from agentlab_magics.grading.output import DROPPED
 from agentlab_magics.grading.printable import printable
 from agentlab_magics.grading.sandbox import KEPT_ENV, Sandbox
@@ -152,6 +153,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.kernel_spec.interrupt_mode = "message"
         kw["cwd"] = str(self.sandbox.scratch)
         kw["env"] = {k: v for k, v in (kw.get("env") or os.environ).items() if k in KEPT_ENV}
+        if self.sandbox.labs_folder is not None:  # its %%check cells find the packs' labs
+            kw["env"][PACKS_ENV] = str(self.sandbox.labs_folder)
         # What the kernel writes to its own stdout and stderr (ipykernel's banner, bubblewrap's
         # complaint, or a submission writing to its file descriptors) never reaches the
         # grader's terminal: it goes to a file beside the scratch folder, of which only the
@@ -258,7 +261,7 @@ class KernelRun(Execute):
     def run(self, nb, folder: str | None, hidden: list[str]) -> dict[str, float]:
         """Run `nb` (in place) with a copy of the submission `folder` in the kernel's scratch
         folder, hiding `hidden`; the seconds spent starting the kernel and on the cells."""
-        self.sandbox = Sandbox(hidden=hidden)
+        self.sandbox = Sandbox(hidden=hidden, labs=True)
         self.folder = folder
         self._began = time.monotonic()
         self._run_until = self._began + self.notebook_limit

@@ -38,7 +38,9 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from agentlab_magics.course.catalog import labs
 from agentlab_magics.course.instructor import instructor_package
+from agentlab_magics.course.packs import pack_folders, ship_labs
 from agentlab_magics.grading.leftovers import make_folder
 from agentlab_magics.grading.limits import (
     SYSTEM_PATH,
@@ -183,13 +185,15 @@ class Sandbox:
     mode: Mode = field(default_factory=detect)
     covered: list[str] = field(default_factory=setuid_files)  # the machine's
     uid: int | None = None
+    labs: bool = False  # the run reads a student's copy of the course packs' labs
     scratch: Path | None = None   # the run's folder, at the same path inside and out
     root: Path | None = None      # what holds it (and /tmp, /dev/shm and the passwd)
+    labs_folder: Path | None = None  # that copy, read-only inside, where the packs have labs
 
     def __post_init__(self) -> None:
         if self.mode == "root" and self.uid is None:
             self.uid = FIRST_UID + secrets.randbelow(UIDS)
-        paths = [*self.hidden, *instructor_paths()]
+        paths = [*self.hidden, *instructor_paths(), *map(str, pack_folders())]
         self.hidden = sorted({str(Path(p).resolve()) for p in paths if p})
 
     def make_scratch(self) -> Path:
@@ -212,6 +216,8 @@ class Sandbox:
             os.chown(self.root, self.uid, self.uid)
         (self.root / "passwd").write_text(_passwd(self.uid, self.root / "work"), encoding="utf-8")
         (self.root / "group").write_text(_group(self.uid), encoding="utf-8")
+        if self.labs and ship_labs(list(labs().values()), self.root / "labs"):
+            self.labs_folder = self.root / "labs"
         self.scratch = self.root / "work"
         return self.scratch
 
@@ -263,6 +269,8 @@ class Sandbox:
             ("/proc", ["--proc", "/proc"]),
             ("/dev", ["--dev", "/dev"]),
             *self._writable(),
+            *([(str(self.labs_folder), ["--ro-bind", str(self.labs_folder),
+                                         str(self.labs_folder)])] if self.labs_folder else []),
         ]
         options = list(_top_links())
         made = {"/", *_top_link_names()}

@@ -29,10 +29,9 @@ from pydantic import BaseModel
 
 from agentlab_magics.checking.process import STUDENT_ENV, STUDENT_MODULE, StudentProcess
 from agentlab_magics.checking.report import CheckReport
-from agentlab_magics.checking.runner import Launch, lab_tests, run
+from agentlab_magics.checking.runner import Launch, lab_tests, run, time_limit_of
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import find_lab
-from agentlab_magics.grading import TIMEOUT
 from agentlab_magics.grading.leftovers import make_folder
 from agentlab_magics.grading.limits import trusted_python
 from agentlab_magics.grading.memory_cap import MemoryCap
@@ -63,7 +62,8 @@ class JudgeProcess:
         self.checks, self.answers, self.hidden, self.cap = checks, answers, hidden, cap
         self.budget = JUDGE_START + sum(
             (len(lab_tests(find_lab(check.lab), held_back=check.held_back,
-                           only=check.only)) + 1) * (TIMEOUT + GRACE) for check in checks)
+                           only=check.only)) + 1) * (time_limit_of(find_lab(check.lab)) + GRACE)
+            for check in checks)
         self.process: subprocess.Popen | None = None
         self.began = time.monotonic()
         self.seconds = 0.0
@@ -165,7 +165,7 @@ def main() -> None:
             if check.held_back and not waited:
                 sys.stdin.readline()  # the kernel is gone
                 waited = True
-            report = run(check.lab, "", source=request["answers"][check.lab], timeout=TIMEOUT,
+            report = run(check.lab, "", source=request["answers"][check.lab], timeout=None,
                          held_back=check.held_back, only=check.only, launch=spares.take,
                          spinning=spun.get(check.lab))
             if report.spun_on is not None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # what a type checker reads; at run time each name comes from
     from agentlab_magics.lab.model import Request, ScriptedModel, ScriptError, estimate_tokens
     from agentlab_magics.lab.replay import recording, replay
     from agentlab_magics.lab.rules import shape_problem, validate
+    from agentlab_magics.lab.runs import export_run, read_run
     from agentlab_magics.lab.steps import forever, forgetful, pager, stuck
     from agentlab_magics.lab.views import diff, shape, show
     from agentlab_magics.lab.workspace import Shell, Workspace, big_log
@@ -28,6 +29,7 @@ _FROM = {
     "model": ("Request", "ScriptedModel", "ScriptError", "estimate_tokens"),
     "replay": ("recording", "replay"),
     "rules": ("shape_problem", "validate"),
+    "runs": ("export_run", "read_run"),
     "steps": ("forever", "forgetful", "pager", "stuck"),
     "views": ("diff", "shape", "show"),
     "workspace": ("Shell", "Workspace", "big_log"),
@@ -36,9 +38,9 @@ _MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
 
 __all__ = [  # the names of _FROM
     "Request", "ScriptError", "ScriptedModel", "Shell", "Workspace", "big_log", "call", "diff",
-    "drive", "estimate_tokens", "fail", "forever", "forgetful", "pager", "recording", "replay",
-    "reply", "say", "shape", "shape_problem", "show", "stuck", "text", "tool_result", "user",
-    "validate",
+    "drive", "estimate_tokens", "export_run", "fail", "forever", "forgetful", "pager",
+    "read_run", "recording", "replay", "reply", "say", "shape", "shape_problem", "show",
+    "stuck", "text", "tool_result", "user", "validate",
 ]
 
 

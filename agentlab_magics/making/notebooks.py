@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from agentlab_magics.course.assignments import ASSIGNMENTS, SETUP, AssignedLab, Assignment
+from agentlab_magics.course.assignments import SETUP, AssignedLab, Assignment, assignments
 from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.questions import questions_for
 from agentlab_magics.grading.groups import group_tests, points
@@ -125,7 +125,7 @@ def path(course: Path, assignment: Assignment) -> Path:
 def build(course: Path) -> list[Path]:
     """Write every assignment's source notebook under `course`; returns the files written."""
     written = []
-    for assignment in ASSIGNMENTS:
+    for assignment in assignments():
         target = path(course, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text(assignment), encoding="utf-8")
@@ -138,7 +138,7 @@ def build_student(folder: Path) -> tuple[list[Path], list[Path]]:
     that is already there (it may hold the student's work); returns the files written and
     those kept."""
     written, kept = [], []
-    for assignment in ASSIGNMENTS:
+    for assignment in assignments():
         target = folder / assignment.id / f"{assignment.id}.ipynb"
         if target.exists():
             kept.append(target)
@@ -151,7 +151,7 @@ def build_student(folder: Path) -> tuple[list[Path], list[Path]]:
 
 def stale(course: Path) -> list[str]:
     """The assignments whose notebook under `course` is missing or differs from the data."""
-    return [assignment.id for assignment in ASSIGNMENTS
+    return [assignment.id for assignment in assignments()
             if not _current(path(course, assignment), assignment)]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.catalog import labs
+from agentlab_magics.course.catalog import built_in_labs
 
 
 @functools.cache
@@ -19,7 +19,7 @@ def recorded_runs(held_back: bool = False) -> str:
     test) that calls a lab model, by name, with the requests the reference's run sent it
     ({"sent": how many, "shapes": the last ones kept}). Needs the instructor package."""
     runs: dict[str, Any] = {}
-    for lab_id in labs():
+    for lab_id in built_in_labs():
         lab = find_lab(lab_id)
         wanted = [test.name for test in lab_tests(lab, held_back=held_back)
                   if test.held_back == held_back]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
-from agentlab_magics.course.catalog import labs
+from agentlab_magics.course.catalog import built_in_labs
 from agentlab_magics.course.heldback import held_back_package
 from agentlab_magics.course.instructor import instructor_module
 from agentlab_magics.course.starter_files import FOLDER, RECORDING, REFERENCE_RUNS, file_name
@@ -44,7 +44,7 @@ def stale(folder: Path = FOLDER) -> list[str]:
 def _expected() -> dict[str, str]:
     """Every generated file, made from the reference, by file name."""
     lab_files = instructor_module("lab_files", "Building the starters").all_lab_files()
-    made = {file_name(lab_id): lab_files[lab_id].starter for lab_id in labs()}
+    made = {file_name(lab_id): lab_files[lab_id].starter for lab_id in built_in_labs()}
     return {**made, RECORDING: recording(), REFERENCE_RUNS: recorded_runs()}
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentlab_magics.widgets.words import plural
+from agentlab_magics.traces.run import Run
+from agentlab_magics.widgets.words import clip, plural
 
 
 def seconds(value: float) -> str:
@@ -72,3 +73,24 @@ def request_tokens(model: Any) -> list[str]:
     count = getattr(requests[-1], "tokens", None) if isinstance(requests, list) and requests \
         else None
     return [tokens(count)] if isinstance(count, int) else []
+
+
+def trace_meter(run: Run) -> tuple[list[str], dict[int, list[str]]]:
+    """(header, row tags) of a run read from a trace: where it came from, its model calls and
+    what the trace says they used, its system prompt (the course's messages have no place for
+    one) and, for a trace of several conversations, which one this is."""
+    facts = list(run.calls.values())
+    header = [f"read from {run.source}", plural(len(facts), "model call")]
+    for what, values in (("input token", [f.input_tokens for f in facts]),
+                         ("output token", [f.output_tokens for f in facts])):
+        known = [value for value in values if value is not None]
+        if known:
+            header.append(plural(sum(known), what))
+    costs = [f.cost for f in facts if f.cost is not None]
+    if costs:
+        header.append(f"${sum(costs):.4f}")
+    if run.system:
+        header.append(f"system prompt (not a message here): {clip(run.system, 120)!r}")
+    if run.note:
+        header.append(run.note)
+    return header, {index: found.tags() for index, found in run.calls.items() if found.tags()}

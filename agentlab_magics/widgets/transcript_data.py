@@ -19,9 +19,10 @@ from typing import Any
 from agentlab_magics.lab.model import Request
 from agentlab_magics.lab.rules import shape_problem, validate
 from agentlab_magics.lab.views import shape
+from agentlab_magics.traces.run import Run
 from agentlab_magics.widgets.chat_record import SYSTEM, as_course, is_chat
-from agentlab_magics.widgets.run_meter import request_meter, unit_meter
-from agentlab_magics.widgets.words import plural
+from agentlab_magics.widgets.run_meter import request_meter, trace_meter, unit_meter
+from agentlab_magics.widgets.words import clip, plural
 
 VIEWS = ("record", "request")
 BUDGET = 800_000        # characters of message text per transcript, shared out between messages
@@ -173,6 +174,8 @@ class Judgement:
         self.messages = as_course(self.written) if self.chat else self.written
         if is_loop_result(source) and notes is None and meter is None:
             meter, notes = unit_meter(source)
+        elif isinstance(source, Run) and notes is None and meter is None:
+            meter, notes = trace_meter(source)
         elif self.is_request and meter is None:
             meter = request_meter(source)
         self.notes, self.meter = notes or {}, meter or []
@@ -375,9 +378,10 @@ def _word(value: Any) -> str:
 
 
 def written_of(source: Any) -> Any:
-    """The messages a source holds, as written: a lab Request's or a LoopResult's own, or the
-    source itself."""
-    return source.messages if isinstance(source, Request) or is_loop_result(source) else source
+    """The messages a source holds, as written: a lab Request's, a LoopResult's or a trace's
+    run's own, or the source itself."""
+    return source.messages if isinstance(source, (Request, Run)) or is_loop_result(source) \
+        else source
 
 
 def messages_of(source: Any) -> Any:
@@ -641,10 +645,6 @@ def _clipped(value: Any, cap: int, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple)):
         return [_clipped(item, cap, depth + 1) for item in value]
     return _REPR.repr(value)
-
-
-def clip(text: str, cap: int) -> str:
-    return text if len(text) <= cap else f"{text[:cap]}… (+{len(text) - cap:,} chars)"
 
 
 def _counts(messages: list, problems: list, as_is: dict[int, list[str]],

@@ -20,7 +20,7 @@ from functools import cache
 
 from agentlab_instructor.harness_file import Piece, lesson_file, pieces, solution_bodies
 from agentlab_instructor.reference import functions
-from agentlab_magics.course.catalog import find_lab, labs
+from agentlab_magics.course.catalog import built_in_labs, find_lab
 from agentlab_magics.course.lab_model import Lab
 
 EARLY = "agentlab_instructor.reference.early."
@@ -86,11 +86,11 @@ def all_lab_files() -> dict[str, LabFiles]:
     made = {**_harness_files(),
             **{lab_id: _function_files(find_lab(lab_id), *pair)
                for lab_id, pair in FUNCTIONS.items()}}
-    missing = [lab_id for lab_id in labs() if lab_id not in made]
+    missing = [lab_id for lab_id in built_in_labs() if lab_id not in made]
     if missing:
         raise LookupError(f"No files are made for the labs {', '.join(missing)}: add them to "
                           "agentlab_instructor.lab_files.")
-    return {lab_id: made[lab_id] for lab_id in labs()}
+    return {lab_id: made[lab_id] for lab_id in built_in_labs()}
 
 
 def _harness_files() -> dict[str, LabFiles]:

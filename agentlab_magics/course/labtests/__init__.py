@@ -1,8 +1,9 @@
 """The labs' tests, a module per lab: plain functions taking `harness` and `record`.
 
 `reads` says which of the names a student writes a test reads: the names its code, and the
-code of the helpers of this package it calls, mentions. A later lesson's check runs an
-earlier lesson's test only where its file still holds every name the test reads.
+code of the helpers of this package (or of the test's own module) it calls, mentions. A later
+lesson's check runs an earlier lesson's test only where its file still holds every name the
+test reads.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ import types
 from collections.abc import Callable
 from functools import cache
 
-from agentlab_magics.course.catalog import HARNESS_NAMES
+from agentlab_magics.course.catalog import harness_names
 
 PACKAGE = __name__
 
 
 @cache
 def reads(test: Callable) -> frozenset[str]:
-    """The names of HARNESS_NAMES that `test`, or a helper of this package it calls, mentions
-    (worked out once a test: every check of a later lab asks)."""
+    """The names a lab asks for that `test`, or a helper of this package or of its own module
+    it calls, mentions (worked out once a test: every check of a later lab asks)."""
     seen: set[Callable] = set()
     mentioned: set[str] = set()
     pending = [test]
@@ -33,9 +34,10 @@ def reads(test: Callable) -> frozenset[str]:
             for name in code.co_names:
                 mentioned.add(name)
                 helper = function.__globals__.get(name)
-                if inspect.isfunction(helper) and helper.__module__.startswith(f"{PACKAGE}."):
+                if inspect.isfunction(helper) and (helper.__module__.startswith(f"{PACKAGE}.")
+                                                   or helper.__module__ == test.__module__):
                     pending.append(helper)
-    return frozenset(mentioned & HARNESS_NAMES)
+    return frozenset(mentioned & harness_names())
 
 
 def _codes(code: types.CodeType):

@@ -1,0 +1,109 @@
+"""Where course packs are found, and their labs read: a pack is a folder of lab folders.
+
+Packs are, in this order: the folders `$AGENTLAB_LABS` names (several, separated as PATH is),
+then the folder of each package an installed distribution declares in the entry point group
+ENTRY_POINTS. A folder that is itself a lab (it holds lab.toml) is a pack of that one lab.
+Invariant: a pack's labs are read again whenever one of their files changes, so an author's
+edit shows at the next check, and reading them runs none of their code (`lab_folder`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from agentlab_magics.course import lab_folder
+from agentlab_magics.course.lab_folder import LAB_ID, LabFolderProblem
+from agentlab_magics.course.lab_model import Lab
+
+ENV = "AGENTLAB_LABS"
+ENTRY_POINTS = "agentlab_magics.labs"
+
+
+def pack_folders() -> list[Path]:
+    """Every pack's folder, in the order the module docstring gives."""
+    named = [Path(part).expanduser() for part in os.environ.get(ENV, "").split(os.pathsep)
+             if part.strip()]
+    for folder in named:
+        if not folder.is_dir():
+            raise LabFolderProblem(f"${ENV} names {folder}, which is not a folder: name the "
+                                   "folders that hold your lab folders.")
+    return [*named, *_installed_packs()]
+
+
+@cache
+def _installed_packs() -> tuple[Path, ...]:
+    """The folders of the packages declared as packs (found once: installs do not change
+    under a running process)."""
+    found = []
+    for point in entry_points(group=ENTRY_POINTS):
+        spec = importlib.util.find_spec(point.value)
+        if spec is not None and spec.submodule_search_locations:
+            found.append(Path(next(iter(spec.submodule_search_locations))))
+    return tuple(found)
+
+
+def lab_folders(pack: Path) -> list[Path]:
+    """The lab folders of a pack, by name; the pack itself when it is a lab."""
+    if (pack / lab_folder.LAB_TOML).is_file():
+        return [pack]
+    return sorted(child for child in pack.iterdir()
+                  if child.is_dir() and (child / lab_folder.LAB_TOML).is_file())
+
+
+def stamp(folders: list[Path]) -> tuple:
+    """What changes when a file of a lab in `folders` changes: the labs' files and their times."""
+    return tuple((str(path), path.stat().st_mtime_ns) for pack in folders
+                 for folder in lab_folders(pack) for path in sorted(folder.iterdir())
+                 if path.is_file())
+
+
+def read_lab(folder: Path) -> Lab:
+    """The lab a folder holds, its files checked as `lab_folder` says."""
+    lab_id = folder.resolve().name
+    if not LAB_ID.fullmatch(lab_id):
+        raise LabFolderProblem(f"{folder}: {lab_id!r} cannot be a lab id, which is the folder's "
+                               "name: use lowercase letters, digits and single dashes, "
+                               "starting with a letter (like retry-backoff).")
+    spec = lab_folder.read_spec(folder)
+    lab_folder.check_files(folder, list(spec.names))
+    return Lab(id=lab_id, title=spec.title, lesson=spec.lesson or lab_id, module=spec.module,
+               names=list(spec.names), purposes=dict(spec.names),
+               tests=f"agentlab_labs.{lab_id.replace('-', '_')}.tests",
+               builds_on=list(spec.builds_on), fresh_per_test=spec.fresh_per_test,
+               time_limit=spec.time_limit, folder=folder,
+               groups=[group.model_dump() for group in spec.groups])
+
+
+def pack_labs(folders: list[Path]) -> list[Lab]:
+    """The labs of the packs in `folders`, pack by pack; two folders of one id are a
+    LabFolderProblem naming both."""
+    found: dict[str, Lab] = {}
+    for pack in folders:
+        for folder in lab_folders(pack):
+            lab = read_lab(folder)
+            if lab.id in found:
+                raise LabFolderProblem(f"{folder}: a second lab called {lab.id!r} (the first is "
+                                       f"{found[lab.id].folder}): rename one of the folders.")
+            found[lab.id] = lab
+    return list(found.values())
+
+
+def include(folder: Path) -> str:
+    """The id of the lab in `folder`, a lab folder this process now finds (put first on
+    $AGENTLAB_LABS where no pack holds it yet)."""
+    lab = read_lab(folder)
+    held = [path for pack in pack_folders() for path in lab_folders(pack)]
+    if not any(path.resolve() == folder.resolve() for path in held):
+        os.environ[ENV] = os.pathsep.join(
+            part for part in (str(folder.resolve()), os.environ.get(ENV, "")) if part)
+    return lab.id
+
+
+def ship_labs(labs: list[Lab], target: Path) -> list[Path]:
+    """Write a student's copy of each pack lab of `labs` into `target` (a pack, then, for
+    students to put on $AGENTLAB_LABS); returns the copies' folders."""
+    return [lab_folder.ship(lab.folder, target) for lab in labs if lab.folder is not None]

@@ -1,0 +1,187 @@
+"""The runs of the other producers: chat-completions message lists, the OpenAI Agents SDK's
+own trace export (JSON Lines of `Span.export()` and `Trace.export()`), and Inspect AI's logs.
+
+The Agents SDK writes its spans as they finish, children first, and a generation span holds
+the whole chat-completions list the model was sent: the conversation is the last generation's
+input and output, and a function span that failed (no call id: matched by name and
+arguments) marks its result an error. An Inspect sample's `messages` is its conversation; its
+model events, in order, are its calls.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from agentlab_magics.traces.run import CallFacts, Run, Said, TraceProblem, course_messages
+
+# -- chat completions ------------------------------------------------------------------------
+
+def chat_turn(message: dict) -> Said:
+    """One chat-completions message as a turn."""
+    role = str(message.get("role", ""))
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    text = content if isinstance(content, str) else ""
+    if role == "tool":
+        return Said("tool", results=[(message.get("tool_call_id"), text, False)])
+    calls = [(call.get("id"), (call.get("function") or {}).get("name"),
+              (call.get("function") or {}).get("arguments"))
+             for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+    return Said(role, text, calls, stop=message.get("finish_reason"))
+
+
+def read_chat(messages: list[dict]) -> Run:
+    turns = [chat_turn(message) for message in messages]
+    course, system = course_messages(turns)
+    return Run(course, system=system, source="chat-completions messages")
+
+
+# -- the OpenAI Agents SDK's own export ------------------------------------------------------
+
+def is_agents_sdk(objects: list[Any]) -> bool:
+    return any(isinstance(item, dict) and item.get("object") == "trace.span" for item in objects)
+
+
+def read_agents_sdk(objects: list[dict], pick: int | None) -> Run:
+    spans = [item for item in objects if item.get("object") == "trace.span"]
+    traces = list(dict.fromkeys(span.get("trace_id") for span in spans))
+    chosen = pick or 0
+    if not 0 <= chosen < len(traces):
+        raise ValueError(f"This trace file holds {len(traces)} runs: pick one from 0 to "
+                         f"{len(traces) - 1}.")
+    mine = sorted((span for span in spans if span.get("trace_id") == traces[chosen]),
+                  key=lambda span: span.get("started_at") or "")
+    generations = [span for span in mine if _kind(span) == "generation"]
+    if not generations:
+        kinds = sorted({_kind(span) for span in mine})
+        raise TraceProblem(
+            "This OpenAI Agents SDK trace keeps no messages (its model spans are "
+            f"{', '.join(kinds)}: the Responses API's spans hold only ids and usage). Record "
+            "the run with the Chat Completions model (OpenAIChatCompletionsModel), or read "
+            "its OpenTelemetry spans instead.")
+    last = generations[-1]["span_data"]
+    turns = [chat_turn(message) for message in [*(last.get("input") or []),
+                                                 *(last.get("output") or [])]
+             if isinstance(message, dict)]
+    _mark_failed_functions(turns, [span for span in mine if _kind(span) == "function"])
+    messages, system = course_messages(turns)
+    assistants = [index for index, message in enumerate(messages)
+                  if message["role"] == "assistant"]
+    note = (f"This file holds {len(traces)} runs; this is number {chosen} (from 0): "
+            "read_run(path, pick=N) reads another.") if len(traces) > 1 else ""
+    return Run(messages, dict(zip(assistants, map(_generation_facts, generations))), system,
+               "OpenAI Agents SDK trace", note)
+
+
+def _kind(span: dict) -> str:
+    return str((span.get("span_data") or {}).get("type", ""))
+
+
+def _mark_failed_functions(turns: list[Said], functions: list[dict]) -> None:
+    failed = [(span["span_data"].get("name"), span["span_data"].get("input"))
+              for span in functions if span.get("error")]
+    calls = {call_id: (name, arguments)
+             for turn in turns for call_id, name, arguments in turn.calls}
+    for turn in turns:
+        marked = []
+        for call_id, content, is_error in turn.results:
+            if calls.get(call_id) in failed:
+                failed.remove(calls[call_id])
+                is_error = True
+            marked.append((call_id, content, is_error))
+        turn.results = marked
+
+
+def _generation_facts(span: dict) -> CallFacts:
+    data, usage = span.get("span_data") or {}, (span.get("span_data") or {}).get("usage") or {}
+    started, ended = _moment(span.get("started_at")), _moment(span.get("ended_at"))
+    return CallFacts(model=data.get("model"), input_tokens=usage.get("input_tokens"),
+                     output_tokens=usage.get("output_tokens"), started=started,
+                     seconds=ended - started if started is not None and ended is not None
+                     else None)
+
+
+def _moment(written: Any) -> float | None:
+    try:
+        return datetime.fromisoformat(written).timestamp() if isinstance(written, str) else None
+    except ValueError:
+        return None
+
+
+# -- Inspect AI ------------------------------------------------------------------------------
+
+def is_inspect(found: Any) -> bool:
+    return isinstance(found, dict) and "eval" in found and ("samples" in found or "messages"
+                                                            in found)
+
+
+def read_inspect(log: dict, samples: list[dict], pick: int | str | None) -> Run:
+    """The run of one sample of an Inspect log (the first, or the one `pick` names by id or
+    place)."""
+    if not samples:
+        raise TraceProblem("This Inspect log holds no samples: run the eval to the end, or "
+                           "read the log of a finished eval.")
+    ids = [sample.get("id") for sample in samples]
+    chosen = _sample(ids, pick)
+    sample = samples[chosen]
+    turns = [_inspect_turn(message) for message in sample.get("messages") or []
+             if isinstance(message, dict)]
+    messages, system = course_messages(turns)
+    model = (log.get("eval") or {}).get("model")
+    events = [event for event in sample.get("events") or []
+              if isinstance(event, dict) and event.get("event") == "model"]
+    assistants = [index for index, message in enumerate(messages)
+                  if message["role"] == "assistant"]
+    note = (f"This Inspect log holds {len(samples)} samples ({', '.join(map(str, ids))}); this "
+            "is the sample " + repr(ids[chosen]) + ": read_run(path, pick=ID) reads another."
+            ) if len(samples) > 1 else ""
+    return Run(messages, dict(zip(assistants, (_model_facts(event, model) for event in events))),
+               system, "Inspect AI log", note)
+
+
+def _sample(ids: list[Any], pick: int | str | None) -> int:
+    if pick is None:
+        return 0
+    if pick in ids:
+        return ids.index(pick)
+    if isinstance(pick, int) and 0 <= pick < len(ids):
+        return pick
+    raise ValueError(f"This Inspect log has no sample {pick!r}: its samples are "
+                     f"{', '.join(map(repr, ids))}.")
+
+
+def _inspect_turn(message: dict) -> Said:
+    role = str(message.get("role", ""))
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(str(part.get("text", "")) for part in content
+                          if isinstance(part, dict) and part.get("type") == "text")
+    text = content if isinstance(content, str) else ""
+    if role == "tool":
+        error = message.get("error")
+        if error and not text:
+            text = str(error.get("message", "")) if isinstance(error, dict) else str(error)
+        return Said("tool", results=[(message.get("tool_call_id"), text, bool(error))])
+    calls = [(call.get("id"), call.get("function"), call.get("arguments"))
+             for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+    return Said(role, text, calls, stop=message.get("stop_reason"))
+
+
+def _model_facts(event: dict, model: Any) -> CallFacts:
+    usage = (event.get("output") or {}).get("usage") or {}
+    return CallFacts(model=str(event.get("model") or model or "") or None,
+                     input_tokens=usage.get("input_tokens"),
+                     output_tokens=usage.get("output_tokens"),
+                     started=_moment(event.get("timestamp")),
+                     seconds=event.get("working_time"))
+
+
+def json_of(text: str) -> Any:
+    """JSON text, or None where it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
