@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker reads; at run time each name comes from __getattr__
     from agentlab_magics.lab.drive import drive
+    from agentlab_magics.lab.fork import fork
     from agentlab_magics.lab.messages import call, fail, reply, say, text, tool_result, user
     from agentlab_magics.lab.model import Request, ScriptedModel, ScriptError, estimate_tokens
     from agentlab_magics.lab.replay import recording, replay
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # what a type checker reads; at run time each name comes from
 
 _FROM = {
     "drive": ("drive",),
+    "fork": ("fork",),
     "messages": ("call", "fail", "reply", "say", "text", "tool_result", "user"),
     "model": ("Request", "ScriptedModel", "ScriptError", "estimate_tokens"),
     "replay": ("recording", "replay"),
@@ -38,15 +40,15 @@ _MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
 
 __all__ = [  # the names of _FROM
     "Request", "ScriptError", "ScriptedModel", "Shell", "Workspace", "big_log", "call", "diff",
-    "drive", "estimate_tokens", "export_run", "fail", "forever", "forgetful", "pager",
+    "drive", "estimate_tokens", "export_run", "fail", "forever", "forgetful", "fork", "pager",
     "read_run", "recording", "replay", "reply", "say", "shape", "shape_problem", "show",
     "stuck", "text", "tool_result", "user", "validate",
 ]
 
 
 class _Lab(types.ModuleType):
-    """The package, whose names `drive` and `replay` stay the functions when their modules of
-    the same name are loaded (the import system then sets the module as the package's
+    """The package, whose names `drive`, `fork` and `replay` stay the functions when their
+    modules of the same name are loaded (the import system then sets the module as the package's
     attribute)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
