@@ -23,7 +23,11 @@ time from each event told in the kernel to its row drawn in the page, median and
 Snapshots tables and the issue's goals beside them; asserts nothing.
 
     .venv/bin/python bench/bench_transcript.py            # all four
-    .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff
+    .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff, trace
+
+`trace`: a 100 MB OpenAI Agents SDK trace (JSON Lines, each generation span repeating the
+history, as the SDK writes it) read by lab.read_run and drawn, beside a course record of as
+many messages drawn the same way: time to the widget's first state, and peak memory.
 """
 
 from __future__ import annotations
@@ -354,6 +358,80 @@ def diff_table() -> None:
           "text.\ngoal: two 10,000-message records under 1 s in Python.")
 
 
+TRACE_MB = 100
+TRACE_OUTPUT = 2_000  # characters of each tool's output
+
+
+def agents_sdk_trace(path: Path, megabytes: int) -> int:
+    """Write an OpenAI Agents SDK trace of one run, as its JSON Lines export writes it (each
+    generation span holding the whole chat-completions history so far, spans in the order
+    they finish), grown a turn at a time until it is `megabytes` big; its message count."""
+    history: list[dict] = [{"role": "system", "content": "You are a careful agent."},
+                           {"role": "user", "content": "Find every TODO in src/."}]
+    written, turn = 0, 0
+    with open(path, "w", encoding="utf-8") as out:
+        while written < megabytes * 1e6:
+            turn += 1
+            call = {"id": f"call_{turn}", "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps(
+                        {"command": f"grep -rn TODO src/module_{turn}"})}}
+            reply = {"role": "assistant", "content": None, "tool_calls": [call]}
+            line = json.dumps({"object": "trace.span", "id": f"span_g{turn}",
+                               "trace_id": "trace_1", "parent_id": "span_agent",
+                               "started_at": f"2026-12-07T10:00:{turn % 60:02d}.000000+00:00",
+                               "ended_at": f"2026-12-07T10:00:{turn % 60:02d}.500000+00:00",
+                               "span_data": {"type": "generation", "input": history,
+                                             "output": [reply], "model": "gpt-test",
+                                             "usage": {"input_tokens": 10 * turn,
+                                                       "output_tokens": 20}}})
+            line += "\n" + json.dumps({"object": "trace.span", "id": f"span_f{turn}",
+                                       "trace_id": "trace_1", "parent_id": "span_agent",
+                                       "span_data": {"type": "function", "name": "bash",
+                                                     "input": call["function"]["arguments"],
+                                                     "output": "x" * TRACE_OUTPUT}})
+            out.write(line + "\n")
+            written += len(line) + 1
+            history = [*history, reply, {"role": "tool", "tool_call_id": call["id"],
+                                         "content": "x" * TRACE_OUTPUT}]
+        out.write(json.dumps({"object": "trace", "id": "trace_1", "workflow_name": "bench"})
+                  + "\n")
+    return len(history) - 1  # the system prompt is no message of the course's
+
+
+def trace_table() -> None:
+    """A 100 MB Agents SDK trace read and drawn (its widget's first state), beside a course
+    record of as many messages, in a JSON file, read and drawn the same way, and each one's
+    peak memory."""
+    import tracemalloc
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.jsonl"
+        size = agents_sdk_trace(path, TRACE_MB)
+        record = Path(folder) / "record.json"
+        record.write_text(json.dumps(run(size)), encoding="utf-8")
+
+        def first_state(source: Any) -> bytes:
+            return json.dumps(_remove_buffers(Transcript(source).widget.get_state())[0],
+                              ensure_ascii=False).encode()
+
+        rows = []
+        for name, work in (("course record", lambda: first_state(lab.read_run(record))),
+                           (f"{TRACE_MB} MB Agents SDK trace",
+                            lambda: first_state(lab.read_run(path)))):
+            seconds, _ = best(work)
+            tracemalloc.start()
+            work()
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            rows.append((name, seconds, peak))
+    print(f"{'source':>26} {'messages':>9} {'first state':>12} {'x record':>9} {'peak MB':>8}")
+    for name, seconds, peak in rows:
+        print(f"{name:>26} {size:>9,} {seconds * 1e3:>10.0f}ms {seconds / rows[0][1]:>9.1f} "
+              f"{peak / 1e6:>8.1f}")
+    print("first state: from the file to the widget's first state as JSON, lab.read_run "
+          "included; peak: Python's own allocations while doing it once (tracemalloc)")
+
+
 def main(parts: list[str]) -> None:
     if "python" in parts or not parts:
         python_table()
@@ -366,6 +444,9 @@ def main(parts: list[str]) -> None:
     if "live" in parts or not parts:
         print()
         live_table()
+    if "trace" in parts or not parts:
+        print()
+        trace_table()
 
 
 if __name__ == "__main__":

@@ -11,10 +11,18 @@ model events, in order, are its calls.
 from __future__ import annotations
 
 import json
+import mmap
+import re
+from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from agentlab_magics.traces.run import CallFacts, Run, Said, TraceProblem, course_messages
+
+LIGHT = 1 << 16  # bytes of a span's line past which only its head and tail are read
+HEAD = 2_000  # bytes of a line's head that hold its ids and times
+SPAN_HEAD = ("id", "trace_id", "started_at", "ended_at")
 
 # -- chat completions ------------------------------------------------------------------------
 
@@ -45,7 +53,44 @@ def is_agents_sdk(objects: list[Any]) -> bool:
     return any(isinstance(item, dict) and item.get("object") == "trace.span" for item in objects)
 
 
-def read_agents_sdk(objects: list[dict], pick: int | None) -> Run:
+def agents_sdk_file(path: Path, pick: int | None) -> Run:
+    """The run of an Agents SDK trace file, read a line at a time: a model call's line longer
+    than LIGHT is read by its head and its tail only (its times, model and usage), and only
+    the last one's line of the run drawn is read whole, as it holds the conversation. A line
+    whose head or tail is not as the SDK writes it is read whole."""
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        spans, start = [], 0
+        while start < len(data):
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            if data[start:min(end, start + 1)].strip():
+                spans.append(_light(data, start, end) if end - start > LIGHT
+                             else json.loads(data[start:end]))
+            start = end + 1
+        return read_agents_sdk(spans, pick, lambda span: json.loads(
+            data[span["at"]:span["end"]]) if "at" in span else span)
+
+
+def _light(data: mmap.mmap, start: int, end: int) -> dict:
+    """The span on `data[start:end]`, read by its head and its tail (see agents_sdk_file)."""
+    head, tail = data[start:start + HEAD].decode("utf-8", "replace"), data.rfind(
+        b'"model": ', start, end)
+    fields = {key: re.search(rf'"{key}": "([^"\\]*)"', head) for key in SPAN_HEAD}
+    kind = re.search(r'"span_data": \{"type": "(\w+)"', head)
+    try:
+        facts, _ = json.JSONDecoder().raw_decode("{" + data[tail:end].decode("utf-8"))
+    except ValueError:
+        facts = None
+    if tail < 0 or facts is None or kind is None or not all(fields.values()):
+        return json.loads(data[start:end])
+    return {"object": "trace.span", "at": start, "end": end,
+            "span_data": {"type": kind.group(1), **facts},
+            **{key: found.group(1) for key, found in fields.items() if found}}
+
+
+def read_agents_sdk(objects: list[dict], pick: int | None,
+                    whole: Callable[[dict], dict] = lambda span: span) -> Run:
+    """The run of Agents SDK spans; `whole` gives a span read light as it was written."""
     spans = [item for item in objects if item.get("object") == "trace.span"]
     traces = list(dict.fromkeys(span.get("trace_id") for span in spans))
     chosen = pick or 0
@@ -62,7 +107,7 @@ def read_agents_sdk(objects: list[dict], pick: int | None) -> Run:
             f"{', '.join(kinds)}: the Responses API's spans hold only ids and usage). Record "
             "the run with the Chat Completions model (OpenAIChatCompletionsModel), or read "
             "its OpenTelemetry spans instead.")
-    last = generations[-1]["span_data"]
+    last = whole(generations[-1])["span_data"]
     turns = [chat_turn(message) for message in [*(last.get("input") or []),
                                                  *(last.get("output") or [])]
              if isinstance(message, dict)]

@@ -42,6 +42,10 @@ def read_run(source: Any, pick: int | str | None = None) -> Run:
 
 def _from_file(path: Path, pick: int | str | None) -> Run:
     try:
+        with open(path, "rb") as file:
+            start = file.read(64)
+        if start.lstrip().replace(b" ", b"").startswith(b'{"object":"trace'):
+            return producers.agents_sdk_file(path, _place(pick))  # read a line at a time
         data = path.read_bytes()
     except OSError as exc:
         raise TraceProblem(f"Cannot read {path}: {exc.strerror or exc}.") from None

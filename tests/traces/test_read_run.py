@@ -219,3 +219,20 @@ def test_percent_transcript_draws_a_trace_file_and_diffs_two_sources(monkeypatch
     assert "The runs part at turn 2" in diffed
     assert refused.startswith("%transcript agents_sdk_responses.jsonl: This OpenAI Agents SDK "
                               "trace keeps no messages")
+
+
+def test_a_big_agents_sdk_trace_read_by_its_lines_heads_and_tails_reads_as_the_whole(tmp_path):
+    """Lines past producers.LIGHT are read by their head and tail only, but for the one that
+    holds the conversation: the run is the one the whole file gives, facts and all."""
+    big = "x = 1\\n" * 20_000
+    text = (FIXTURES / "agents_sdk_chat_multi.jsonl").read_text(encoding="utf-8").replace(
+        "def add(x, y):\\n    return x + y\\n", big)
+    path = tmp_path / "big.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert max(map(len, text.splitlines())) > 1 << 16
+    streamed = lab.read_run(path)
+    loaded = lab.read_run([json.loads(line) for line in text.splitlines()])
+    assert streamed.messages == loaded.messages and streamed.system == loaded.system
+    assert {index: facts.tags() for index, facts in streamed.calls.items()} == {
+        index: facts.tags() for index, facts in loaded.calls.items()}
+    assert streamed.messages[2]["content"] == "x = 1\n" * 20_000
