@@ -7,23 +7,26 @@ would refuse the request for.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 ROLES = ("user", "assistant", "toolResult")
 
 
-def validate(messages: Any, record: bool = False) -> list[str]:
+def validate(messages: Any, record: bool = False,
+             problems: Sequence[str | None] | None = None) -> list[str]:
     """Every complaint a strict provider could make about `messages`; [] when it would accept.
 
     With record=True the list is judged as a stored record rather than a request: an empty
     failed reply is something that happened, so it is allowed there (and only there).
+    `problems`, where the caller has them, are the messages' `shape_problem`s, in order.
     """
     if not isinstance(messages, list):
         return [f"messages must be a list of message dicts, got {type(messages).__name__}"]
     complaints: list[tuple[int, str]] = []
     pairing = _Pairing(complaints)
     for index, message in enumerate(messages):
-        problem = shape_problem(message)
+        problem = shape_problem(message) if problems is None else problems[index]
         if problem:
             pairing.close()
             complaints.append((index, problem))

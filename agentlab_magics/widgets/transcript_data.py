@@ -201,13 +201,18 @@ class Judgement:
         else:
             judged_rows = [index for index, message in enumerate(messages)
                            if not (self.chat and _is_system(message))]
-            said = validate([messages[index] for index in judged_rows])
+            said = validate([messages[index] for index in judged_rows],
+                            problems=[self.problems[index] for index in judged_rows])
             self.as_is = _placed(said, dict(enumerate(judged_rows)))
             self.first = f"messages[{min(self.as_is)}]: {self.as_is[min(self.as_is)][0]}" \
                 if self.as_is else None
+        # a request carries every row of a record that has no empty failed reply: as it is
+        same = cut is None and len(self.request_rows) == self.total
         self.in_request = self.as_is if self.is_request or not (self.rule and self.judged) \
-            else _placed(validate([messages[index] for index in self.request_rows]),
-                         dict(enumerate(self.request_rows)))
+            or same else _placed(validate(
+                [messages[index] for index in self.request_rows],
+                problems=[self.problems[index] for index in self.request_rows]),
+                dict(enumerate(self.request_rows)))
         self.call_rows, self.result_rows = _links(messages)
 
     def head(self) -> dict[str, Any]:
