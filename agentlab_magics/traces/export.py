@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from agentlab_magics.atomic import write_text_atomically
+from agentlab_magics.lab.rules import shape_problem
 from agentlab_magics.traces.read import read_run
-from agentlab_magics.traces.run import CallFacts, Run
+from agentlab_magics.traces.run import CallFacts, Run, TraceProblem
 
 FINISH = {"toolUse": "tool_call", "stop": "stop", "length": "length", "error": "error"}
 OK, ERROR = 1, 2  # OTLP status codes
@@ -32,6 +33,12 @@ STEP = 1_000_000  # nanoseconds between made-up moments, where the run has no ti
 def export_run(source: Any, path: str | Path) -> Path:
     """Write the run `source` holds (anything `read_run` reads) to `path`; returns the path."""
     run = read_run(source)
+    malformed = next(((index, problem) for index, problem in enumerate(
+        map(shape_problem, run.messages)) if problem), None)
+    if malformed:
+        raise TraceProblem(f"export_run writes runs of well-formed messages, and "
+                           f"messages[{malformed[0]}] {malformed[1]}: draw the run with "
+                           "%transcript to see it, and mend or leave out that message.")
     trace, root = secrets.token_hex(16), secrets.token_hex(8)
     clock = _Clock(run)
     spans = []

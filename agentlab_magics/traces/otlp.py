@@ -20,7 +20,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from agentlab_magics.traces.run import CallFacts, Run, Said, course_messages
+from agentlab_magics.traces.run import (
+    CallFacts,
+    Run,
+    Said,
+    course_messages,
+    items,
+    key_of,
+    mapping,
+)
 
 ERROR = 2  # an OTLP status code
 INDEXED = re.compile(r"llm\.(input|output)_messages\.(\d+)\.message\.(.+)")
@@ -47,32 +55,41 @@ class Span:
 def spans_of(objects: list[Any]) -> list[Span]:
     """The spans of OTLP export requests, in the order they began."""
     found = []
-    for request in objects:
-        for resource in request.get("resourceSpans") or []:
-            for scope in resource.get("scopeSpans") or []:
-                for span in scope.get("spans") or []:
-                    status = span.get("status") or {}
+    for request in map(mapping, objects):
+        for resource in map(mapping, items(request.get("resourceSpans"))):
+            for scope in map(mapping, items(resource.get("scopeSpans"))):
+                for span in map(mapping, items(scope.get("spans"))):
+                    status = mapping(span.get("status"))
                     found.append(Span(
                         str(span.get("traceId", "")), str(span.get("name", "")),
-                        int(span.get("startTimeUnixNano") or 0),
-                        int(span.get("endTimeUnixNano") or 0),
-                        {item.get("key"): _value(item.get("value") or {})
-                         for item in span.get("attributes") or []},
+                        _nanos(span.get("startTimeUnixNano")),
+                        _nanos(span.get("endTimeUnixNano")),
+                        {str(item.get("key")): _value(mapping(item.get("value")))
+                         for item in map(mapping, items(span.get("attributes")))},
                         status.get("code") in (ERROR, "STATUS_CODE_ERROR"),
                         str(status.get("message") or "")))
     return sorted(found, key=lambda span: span.start)
 
 
+def _nanos(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
 def _value(value: dict) -> Any:
     if "arrayValue" in value:
-        return [_value(item) for item in (value["arrayValue"] or {}).get("values") or []]
+        return [_value(mapping(item))
+                for item in items(mapping(value["arrayValue"]).get("values"))]
     if "kvlistValue" in value:
-        return {item.get("key"): _value(item.get("value") or {})
-                for item in (value["kvlistValue"] or {}).get("values") or []}
-    for key, kind in (("intValue", int), ("doubleValue", float), ("boolValue", bool),
-                      ("stringValue", str)):
+        return {str(item.get("key")): _value(mapping(item.get("value")))
+                for item in map(mapping, items(mapping(value["kvlistValue"]).get("values")))}
+    if "intValue" in value:
+        return _nanos(value["intValue"])
+    for key in ("doubleValue", "boolValue", "stringValue"):
         if key in value:
-            return kind(value[key])
+            return value[key]
     return None
 
 
@@ -180,15 +197,15 @@ def _fill_calls(turns: list[Said], calls: list[Span], genai: bool) -> None:
 def _mark_failures(turns: list[Said], tools: list[Span], genai: bool) -> None:
     """A result is an error where its tool's span failed: found by the call's id where the span
     has one, else by the call's name and arguments, in order."""
-    by_id = {span.attributes.get("gen_ai.tool.call.id"): span for span in tools}
+    by_id = {key_of(span.attributes.get("gen_ai.tool.call.id")): span for span in tools}
     unclaimed = [span for span in tools if not span.attributes.get("gen_ai.tool.call.id")]
-    calls = {call_id: (name, arguments)
+    calls = {key_of(call_id): (name, arguments)
              for turn in turns for call_id, name, arguments in turn.calls}
     for turn in turns:
         results = []
         for call_id, content, failed in turn.results:
-            span = by_id.get(call_id) if call_id in by_id else _claim(unclaimed,
-                                                                    calls.get(call_id), genai)
+            key = key_of(call_id)
+            span = by_id.get(key) if key in by_id else _claim(unclaimed, calls.get(key), genai)
             results.append((call_id, content, failed or (span is not None and span.failed)))
         turn.results = results
 
@@ -229,11 +246,11 @@ def _genai_list(span: Span, key: str) -> list[Said]:
         messages = json.loads(written) if isinstance(written, str) else written
     except ValueError:
         return []
-    return [_genai_turn(message) for message in messages or [] if isinstance(message, dict)]
+    return [_genai_turn(message) for message in items(messages) if isinstance(message, dict)]
 
 
 def _genai_turn(message: dict) -> Said:
-    parts = [part for part in message.get("parts") or [] if isinstance(part, dict)]
+    parts = [part for part in items(message.get("parts")) if isinstance(part, dict)]
     text = "".join(str(part.get("content", "")) for part in parts if part.get("type") == "text")
     responses = [part for part in parts if part.get("type") == "tool_call_response"]
     role = str(message.get("role", ""))
@@ -252,7 +269,8 @@ def _instructions(span: Span) -> str:
         parts = json.loads(written) if isinstance(written, str) else []
     except ValueError:
         return ""
-    return "".join(str(part.get("content", "")) for part in parts if isinstance(part, dict))
+    return "".join(str(part.get("content", "")) for part in items(parts)
+                   if isinstance(part, dict))
 
 
 def _text(value: Any) -> str:

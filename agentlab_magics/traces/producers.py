@@ -18,7 +18,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentlab_magics.traces.run import CallFacts, Run, Said, TraceProblem, course_messages
+from agentlab_magics.traces.run import (
+    CallFacts,
+    Run,
+    Said,
+    TraceProblem,
+    course_messages,
+    items,
+    key_of,
+    mapping,
+)
 
 LIGHT = 1 << 16  # bytes of a span's line past which only its head and tail are read
 HEAD = 2_000  # bytes of a line's head that hold its ids and times
@@ -35,9 +44,9 @@ def chat_turn(message: dict) -> Said:
     text = content if isinstance(content, str) else ""
     if role == "tool":
         return Said("tool", results=[(message.get("tool_call_id"), text, False)])
-    calls = [(call.get("id"), (call.get("function") or {}).get("name"),
-              (call.get("function") or {}).get("arguments"))
-             for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+    calls = [(call.get("id"), mapping(call.get("function")).get("name"),
+              mapping(call.get("function")).get("arguments"))
+             for call in items(message.get("tool_calls")) if isinstance(call, dict)]
     return Said(role, text, calls, stop=message.get("finish_reason"))
 
 
@@ -91,14 +100,15 @@ def _light(data: mmap.mmap, start: int, end: int) -> dict:
 def read_agents_sdk(objects: list[dict], pick: int | None,
                     whole: Callable[[dict], dict] = lambda span: span) -> Run:
     """The run of Agents SDK spans; `whole` gives a span read light as it was written."""
-    spans = [item for item in objects if item.get("object") == "trace.span"]
-    traces = list(dict.fromkeys(span.get("trace_id") for span in spans))
+    spans = [item for item in objects
+             if isinstance(item, dict) and item.get("object") == "trace.span"]
+    traces = list(dict.fromkeys(str(span.get("trace_id")) for span in spans))
     chosen = pick or 0
     if not 0 <= chosen < len(traces):
         raise ValueError(f"This trace file holds {len(traces)} runs: pick one from 0 to "
                          f"{len(traces) - 1}.")
-    mine = sorted((span for span in spans if span.get("trace_id") == traces[chosen]),
-                  key=lambda span: span.get("started_at") or "")
+    mine = sorted((span for span in spans if str(span.get("trace_id")) == traces[chosen]),
+                  key=lambda span: str(span.get("started_at") or ""))
     generations = [span for span in mine if _kind(span) == "generation"]
     if not generations:
         kinds = sorted({_kind(span) for span in mine})
@@ -107,9 +117,9 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
             f"{', '.join(kinds)}: the Responses API's spans hold only ids and usage). Record "
             "the run with the Chat Completions model (OpenAIChatCompletionsModel), or read "
             "its OpenTelemetry spans instead.")
-    last = whole(generations[-1])["span_data"]
-    turns = [chat_turn(message) for message in [*(last.get("input") or []),
-                                                 *(last.get("output") or [])]
+    last = mapping(whole(generations[-1]).get("span_data"))
+    turns = [chat_turn(message) for message in [*items(last.get("input")),
+                                                 *items(last.get("output"))]
              if isinstance(message, dict)]
     _mark_failed_functions(turns, [span for span in mine if _kind(span) == "function"])
     messages, system = course_messages(turns)
@@ -122,26 +132,28 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
 
 
 def _kind(span: dict) -> str:
-    return str((span.get("span_data") or {}).get("type", ""))
+    return str(mapping(span.get("span_data")).get("type", ""))
 
 
 def _mark_failed_functions(turns: list[Said], functions: list[dict]) -> None:
-    failed = [(span["span_data"].get("name"), span["span_data"].get("input"))
+    failed = [(mapping(span.get("span_data")).get("name"),
+               mapping(span.get("span_data")).get("input"))
               for span in functions if span.get("error")]
-    calls = {call_id: (name, arguments)
+    calls = {key_of(call_id): (name, arguments)
              for turn in turns for call_id, name, arguments in turn.calls}
     for turn in turns:
         marked = []
         for call_id, content, is_error in turn.results:
-            if calls.get(call_id) in failed:
-                failed.remove(calls[call_id])
+            if calls.get(key_of(call_id)) in failed:
+                failed.remove(calls[key_of(call_id)])
                 is_error = True
             marked.append((call_id, content, is_error))
         turn.results = marked
 
 
 def _generation_facts(span: dict) -> CallFacts:
-    data, usage = span.get("span_data") or {}, (span.get("span_data") or {}).get("usage") or {}
+    data = mapping(span.get("span_data"))
+    usage = mapping(data.get("usage"))
     started, ended = _moment(span.get("started_at")), _moment(span.get("ended_at"))
     return CallFacts(model=data.get("model"), input_tokens=usage.get("input_tokens"),
                      output_tokens=usage.get("output_tokens"), started=started,
@@ -163,20 +175,21 @@ def is_inspect(found: Any) -> bool:
                                                             in found)
 
 
-def read_inspect(log: dict, samples: list[dict], pick: int | str | None) -> Run:
+def read_inspect(log: dict, samples: Any, pick: int | str | None) -> Run:
     """The run of one sample of an Inspect log (the first, or the one `pick` names by id or
     place)."""
+    samples = [sample for sample in items(samples) if isinstance(sample, dict)]
     if not samples:
         raise TraceProblem("This Inspect log holds no samples: run the eval to the end, or "
                            "read the log of a finished eval.")
     ids = [sample.get("id") for sample in samples]
     chosen = _sample(ids, pick)
     sample = samples[chosen]
-    turns = [_inspect_turn(message) for message in sample.get("messages") or []
+    turns = [_inspect_turn(message) for message in items(sample.get("messages"))
              if isinstance(message, dict)]
     messages, system = course_messages(turns)
-    model = (log.get("eval") or {}).get("model")
-    events = [event for event in sample.get("events") or []
+    model = mapping(log.get("eval")).get("model")
+    events = [event for event in items(sample.get("events"))
               if isinstance(event, dict) and event.get("event") == "model"]
     assistants = [index for index, message in enumerate(messages)
                   if message["role"] == "assistant"]
@@ -211,12 +224,12 @@ def _inspect_turn(message: dict) -> Said:
             text = str(error.get("message", "")) if isinstance(error, dict) else str(error)
         return Said("tool", results=[(message.get("tool_call_id"), text, bool(error))])
     calls = [(call.get("id"), call.get("function"), call.get("arguments"))
-             for call in message.get("tool_calls") or [] if isinstance(call, dict)]
+             for call in items(message.get("tool_calls")) if isinstance(call, dict)]
     return Said(role, text, calls, stop=message.get("stop_reason"))
 
 
 def _model_facts(event: dict, model: Any) -> CallFacts:
-    usage = (event.get("output") or {}).get("usage") or {}
+    usage = mapping(mapping(event.get("output")).get("usage"))
     return CallFacts(model=str(event.get("model") or model or "") or None,
                      input_tokens=usage.get("input_tokens"),
                      output_tokens=usage.get("output_tokens"),

@@ -73,7 +73,7 @@ def _from_loaded(found: Any, pick: int | str | None) -> Run:
     if producers.is_agents_sdk(objects):
         return producers.read_agents_sdk(objects, _place(pick))
     if producers.is_inspect(found):
-        return producers.read_inspect(found, found.get("samples") or [], pick)
+        return producers.read_inspect(found, found.get("samples"), pick)
     if isinstance(found, list) and all(isinstance(item, dict) for item in found):
         if all(item.get("role") in ROLES for item in found):
             return Run([dict(item) for item in found])

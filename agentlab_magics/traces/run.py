@@ -23,9 +23,31 @@ class TraceProblem(ValueError):
     """A trace that cannot be read as a run; the message says what was found and what is read."""
 
 
+def mapping(value: Any) -> dict:
+    """`value` where it is a dict, else an empty one: a part of a trace that is not what its
+    format writes reads as absent, and the messages made then show what is missing."""
+    return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list:
+    """`value` where it is a list, else an empty one (see `mapping`)."""
+    return value if isinstance(value, list) else []
+
+
+def key_of(value: Any) -> Any:
+    """A call id as a key: itself where it can be one, else its JSON text."""
+    return value if isinstance(value, (str, int, float, type(None))) else json.dumps(
+        value, default=str)
+
+
+def _number(value: Any) -> Any:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass
 class CallFacts:
-    """What a trace knows of one model call; None where it does not say."""
+    """What a trace knows of one model call; None where it does not say (or says it in
+    something that is not a name, a count or a number)."""
 
     model: str | None = None
     input_tokens: int | None = None
@@ -33,6 +55,14 @@ class CallFacts:
     cost: float | None = None  # dollars
     started: float | None = None  # seconds since the epoch
     seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        self.model = self.model if isinstance(self.model, str) else None
+        for name in ("input_tokens", "output_tokens"):
+            value = getattr(self, name)
+            setattr(self, name, value if isinstance(_number(value), int) else None)
+        self.cost, self.started, self.seconds = map(_number, (self.cost, self.started,
+                                                              self.seconds))
 
     def tags(self) -> list[str]:
         """The call's facts as the transcript tags its row."""
@@ -106,7 +136,7 @@ def course_messages(turns: list[Said], join_calls: bool = False
             blocks: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text \
                 else []
             for call_id, name, arguments in turn.calls:
-                names[call_id] = name
+                names[key_of(call_id)] = name
                 blocks.append({"type": "toolCall", "id": call_id, "name": name,
                                "arguments": arguments_of(arguments)})
             stop = STOPS.get(turn.stop or "") or ("toolUse" if turn.calls else "stop")
@@ -116,7 +146,7 @@ def course_messages(turns: list[Said], join_calls: bool = False
             messages.append(message)
         else:
             messages += [{"role": "toolResult", "tool_call_id": call_id,
-                          "tool_name": names.get(call_id, ""), "content": content,
+                          "tool_name": names.get(key_of(call_id), ""), "content": content,
                           "is_error": failed} for call_id, content, failed in turn.results]
     return messages, "\n\n".join(text for text in system if text)
 
