@@ -12,7 +12,7 @@ import json
 import re
 import reprlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,7 +188,8 @@ class Judgement:
             return
         messages = self.messages
         self.total = len(messages)
-        self.problems = [_problem(message, self.chat) for message in messages]
+        self.problems = [_problem(message, True) for message in messages] if self.chat \
+            else list(map(shape_problem, messages))
         self.kept = [True] * self.total if self.is_request or not self.rule else \
             _kept(messages, self.problems)
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
@@ -199,11 +200,7 @@ class Judgement:
             self.as_is = _placed(cut.complaints, cut.positions(self.total))
             self.first = cut.complaints[0] if cut.complaints else None
         else:
-            judged_rows = [index for index, message in enumerate(messages)
-                           if not (self.chat and _is_system(message))]
-            said = validate([messages[index] for index in judged_rows],
-                            problems=[self.problems[index] for index in judged_rows])
-            self.as_is = _placed(said, dict(enumerate(judged_rows)))
+            self.as_is = self._sent_as_is(messages)
             self.first = f"messages[{min(self.as_is)}]: {self.as_is[min(self.as_is)][0]}" \
                 if self.as_is else None
         # a request carries every row of a record that has no empty failed reply: as it is
@@ -213,7 +210,18 @@ class Judgement:
                 [messages[index] for index in self.request_rows],
                 problems=[self.problems[index] for index in self.request_rows]),
                 dict(enumerate(self.request_rows)))
-        self.call_rows, self.result_rows = _links(messages)
+        self.call_rows, self.result_rows, self.tally = _links(messages)
+
+    def _sent_as_is(self, messages: list) -> dict[int, list[str]]:
+        """The strict provider's complaints about the record sent as it is, by row; a chat
+        record's system messages are no part of what it judges."""
+        if not self.chat:
+            return _placed(validate(messages, problems=self.problems), _Rows(self.total))
+        judged_rows = [index for index, message in enumerate(messages)
+                       if not _is_system(message)]
+        said = validate([messages[index] for index in judged_rows],
+                        problems=[self.problems[index] for index in judged_rows])
+        return _placed(said, dict(enumerate(judged_rows)))
 
     def head(self) -> dict[str, Any]:
         """The transcript's header: counts, shapes and verdicts, everything but the rows;
@@ -227,10 +235,10 @@ class Judgement:
         if not isinstance(self.messages, list):
             problem = validate(self.messages)[0]
             return {**data, "problem": problem, "verdict": f"Nothing to draw: {problem}.",
-                    "accepted": False, "shape": "", "counts": _counts([], [], {}, []),
+                    "accepted": False, "shape": "", "counts": _counts([], {}, [], {}),
                     "summary": "", "total": 0}
         messages, as_is = self.messages, self.as_is
-        counts = _counts(messages, self.problems, as_is, self.kept)
+        counts = _counts(self.problems, as_is, self.kept, self.tally)
         data.update(total=self.total, shape=clip(_shape(messages, self.chat), SHAPE_CAP),
                     counts=counts, summary=_summary(counts), accepted=self.first is None,
                     verdict=_verdict(self.is_request, self.first) if self.judged else "")
@@ -444,6 +452,24 @@ def _left_out(message: dict) -> bool:
     return failed and not message.get("content")
 
 
+class _Rows(Mapping[int, int]):
+    """Each index of a judged list that is the whole record is its own row."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+
+    def __getitem__(self, index: int) -> int:
+        if 0 <= index < self.total:
+            return index
+        raise KeyError(index)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self.total))
+
+    def __len__(self) -> int:
+        return self.total
+
+
 def _placed(complaints: list[str], rows: Mapping[int, int]) -> dict[int, list[str]]:
     """Complaints by the row they name; `rows` maps an index in the judged list to its row,
     and a complaint about a message with no row here is left out."""
@@ -538,27 +564,36 @@ def _name(value: Any) -> str | None:
     return clip(value if isinstance(value, str) else _REPR.repr(value), NAME_CAP)
 
 
-def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, str], int]]:
-    """Which call each result answers and which result answers each call, by call id as drawn.
+def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, str], int],
+                                   dict[str, int]]:
+    """Which call each result answers and which result answers each call, by call id as drawn;
+    and, counted on the way, the messages of each role and the calls (`_counts`).
 
     A result answers the nearest call with its id before it, or failing that the first after
     it (a jumbled record); a call's result is the first result that answers it. Returns
-    ({result row: {call id: call row}}, {(call row, call id): result row}).
+    ({result row: {call id: call row}}, {(call row, call id): result row}, the tally).
     """
     call_rows: dict[str, list[int]] = {}
     results: list[tuple[int, str]] = []
+    tally = {"user": 0, "assistant": 0, "toolResult": 0, "calls": 0}
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
-        if message.get("role") == "assistant":
+        role = message.get("role")
+        if role == "assistant":
+            tally["assistant"] += 1
             for block in _call_blocks(message):
-                call_id = _name(block.get("id"))
+                tally["calls"] += 1
+                call_id = _drawn_id(block.get("id"))
                 if call_id is not None:
                     call_rows.setdefault(call_id, []).append(index)
-        elif message.get("role") == "toolResult":
-            call_id = _name(message.get("tool_call_id"))
+        elif role == "toolResult":
+            tally["toolResult"] += 1
+            call_id = _drawn_id(message.get("tool_call_id"))
             if call_id is not None:
                 results.append((index, call_id))
+        elif role == "user":
+            tally["user"] += 1
     answers: dict[int, dict[str, int]] = {}
     answered: dict[tuple[int, str], int] = {}
     for index, call_id in results:
@@ -569,7 +604,12 @@ def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, s
         call_row = candidates[before - 1] if before else candidates[0]
         answers[index] = {call_id: call_row}
         answered.setdefault((call_row, call_id), index)
-    return answers, answered
+    return answers, answered, tally
+
+
+def _drawn_id(value: Any) -> str | None:
+    """`_name` of an id, at once for the usual one: a short string."""
+    return value if type(value) is str and 0 < len(value) <= NAME_CAP else _name(value)
 
 
 def _call_blocks(message: dict) -> list[dict]:
@@ -652,18 +692,16 @@ def _clipped(value: Any, cap: int, depth: int = 0) -> Any:
     return _REPR.repr(value)
 
 
-def _counts(messages: list, problems: list, as_is: dict[int, list[str]],
-            kept: list[bool]) -> dict[str, int]:
-    roles = [message.get("role") if isinstance(message, dict)
-             and isinstance(message.get("role"), str) else None for message in messages]
+def _counts(problems: list, as_is: dict[int, list[str]], kept: list[bool],
+            tally: dict[str, int]) -> dict[str, int]:
+    """The header's counts: `tally` is what `_links` counted of the messages."""
     return {
-        "messages": len(messages),
-        "user": roles.count("user"),
-        "assistant": roles.count("assistant"),
-        "toolResult": roles.count("toolResult"),
-        "calls": sum(len(_call_blocks(message)) for message, role in zip(messages, roles)
-                     if role == "assistant"),
-        "malformed": sum(problem is not None for problem in problems),
+        "messages": len(problems),
+        "user": tally.get("user", 0),
+        "assistant": tally.get("assistant", 0),
+        "toolResult": tally.get("toolResult", 0),
+        "calls": tally.get("calls", 0),
+        "malformed": len(problems) - problems.count(None),
         "complaints": sum(len(texts) for texts in as_is.values()),
         "left_out": kept.count(False),
     }
