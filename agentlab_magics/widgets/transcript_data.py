@@ -239,7 +239,7 @@ class Judgement:
                     "summary": "", "total": 0}
         messages, as_is = self.messages, self.as_is
         counts = _counts(self.problems, as_is, self.kept, self.tally)
-        data.update(total=self.total, shape=clip(_shape(messages, self.chat), SHAPE_CAP),
+        data.update(total=self.total, shape=_shape(messages, self.chat),
                     counts=counts, summary=_summary(counts), accepted=self.first is None,
                     verdict=_verdict(self.is_request, self.first) if self.judged else "")
         if self.chat or is_chat(messages):
@@ -252,7 +252,7 @@ class Judgement:
             # The request differs from the record only where the record holds a failed reply
             # (lesson 5's idea): only then is it drawn, so earlier lessons never meet it.
             request = [messages[index] for index in self.request_rows]
-            data["request_shape"] = clip(shape(request), SHAPE_CAP)
+            data["request_shape"] = _shape(request, False)
             data["request_accepted"] = not self.in_request
             data["request_verdict"] = _request_verdict(len(request), self.total,
                                                        self.in_request)
@@ -280,8 +280,9 @@ class Judgement:
         said = self.as_is.get(index, [])
         if self.cut is not None:
             self._place_in_whole(row)
-        if "call_id" in row and row["call_id"] in self.call_rows.get(index, {}):
-            row["call_row"] = self.call_rows[index][row["call_id"]]
+        answered = self.call_rows.get(index)
+        if "call_id" in row and answered is not None and answered[0] == row["call_id"]:
+            row["call_row"] = answered[1]
             self._number(row, "call_row", "call_number")
         elif row["role"] == "toolResult" and self._cut_away(_STRAY, index, row.get("call_id")):
             row["call_not_kept"] = True
@@ -428,28 +429,32 @@ def _problem(message: Any, chat: bool) -> str | None:
     return shape_problem(message)
 
 
-def _shape(messages: list, chat: bool) -> str:
-    """The record's shape; a chat record's system message is "S"."""
-    if not chat:
-        return shape(messages)
-    return " ".join("S" if _is_system(message) else shape([message]) for message in messages)
+def _shape(messages: list, chat: bool, cap: int = SHAPE_CAP) -> str:
+    """The record's shape (a chat record's system message is "S"), its first `cap` characters
+    at most, cut after a message, then how many messages are left: made no further than it
+    is shown, however long the record."""
+    tokens: list[str] = []
+    length = -1
+    for index, message in enumerate(messages):
+        token = "S" if chat and _is_system(message) else shape([message])
+        length += len(token) + 1
+        if length > cap:
+            return f"{' '.join(tokens)} … (+{len(messages) - index:,} more messages)"
+        tokens.append(token)
+    return " ".join(tokens)
 
 
 def _kept(messages: list, problems: list[str | None]) -> list[bool]:
     """Whether the request context_for_model computes would carry each message.
 
     This is the transcript's own statement of that rule: a request leaves out exactly the
-    empty failed replies (_left_out), keeping everything else in order. A malformed message
-    cannot be judged, so it would go out as is.
+    empty failed replies (a failed assistant reply with no content: the record keeps it, a
+    request does not), keeping everything else in order. A malformed message cannot be
+    judged, so it would go out as is.
     """
-    return [problem is not None or not _left_out(message)
+    return [problem is not None or message.get("stop_reason") != "error"
+            or message.get("role") != "assistant" or bool(message.get("content"))
             for message, problem in zip(messages, problems)]
-
-
-def _left_out(message: dict) -> bool:
-    """A failed assistant reply with no content: the record keeps it, a request does not."""
-    failed = message.get("role") == "assistant" and message.get("stop_reason") == "error"
-    return failed and not message.get("content")
 
 
 class _Rows(Mapping[int, int]):
@@ -564,16 +569,16 @@ def _name(value: Any) -> str | None:
     return clip(value if isinstance(value, str) else _REPR.repr(value), NAME_CAP)
 
 
-def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, str], int],
+def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, str], int],
                                    dict[str, int]]:
     """Which call each result answers and which result answers each call, by call id as drawn;
     and, counted on the way, the messages of each role and the calls (`_counts`).
 
     A result answers the nearest call with its id before it, or failing that the first after
     it (a jumbled record); a call's result is the first result that answers it. Returns
-    ({result row: {call id: call row}}, {(call row, call id): result row}, the tally).
+    ({result row: (call id, call row)}, {(call row, call id): result row}, the tally).
     """
-    call_rows: dict[str, list[int]] = {}
+    call_rows: dict[str, int | list[int]] = {}  # an id's row, or its rows where it has several
     results: list[tuple[int, str]] = []
     tally = {"user": 0, "assistant": 0, "toolResult": 0, "calls": 0}
     for index, message in enumerate(messages):
@@ -582,11 +587,18 @@ def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, s
         role = message.get("role")
         if role == "assistant":
             tally["assistant"] += 1
-            for block in _call_blocks(message):
+            content = message.get("content")
+            for block in content if isinstance(content, list) else ():
+                if not (isinstance(block, dict) and block.get("type") == "toolCall"):
+                    continue
                 tally["calls"] += 1
                 call_id = _drawn_id(block.get("id"))
-                if call_id is not None:
-                    call_rows.setdefault(call_id, []).append(index)
+                if call_id is None:
+                    continue
+                held = call_rows.setdefault(call_id, index)
+                if held != index:
+                    call_rows[call_id] = [*held, index] if isinstance(held, list) \
+                        else [held, index]
         elif role == "toolResult":
             tally["toolResult"] += 1
             call_id = _drawn_id(message.get("tool_call_id"))
@@ -594,15 +606,18 @@ def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, s
                 results.append((index, call_id))
         elif role == "user":
             tally["user"] += 1
-    answers: dict[int, dict[str, int]] = {}
+    answers: dict[int, tuple[str, int]] = {}
     answered: dict[tuple[int, str], int] = {}
     for index, call_id in results:
         candidates = call_rows.get(call_id)
-        if not candidates:
+        if candidates is None:
             continue
-        before = bisect.bisect_left(candidates, index)
-        call_row = candidates[before - 1] if before else candidates[0]
-        answers[index] = {call_id: call_row}
+        if isinstance(candidates, list):
+            before = bisect.bisect_left(candidates, index)
+            call_row = candidates[before - 1] if before else candidates[0]
+        else:
+            call_row = candidates
+        answers[index] = (call_id, call_row)
         answered.setdefault((call_row, call_id), index)
     return answers, answered, tally
 
@@ -610,12 +625,6 @@ def _links(messages: list) -> tuple[dict[int, dict[str, int]], dict[tuple[int, s
 def _drawn_id(value: Any) -> str | None:
     """`_name` of an id, at once for the usual one: a short string."""
     return value if type(value) is str and 0 < len(value) <= NAME_CAP else _name(value)
-
-
-def _call_blocks(message: dict) -> list[dict]:
-    content = message.get("content")
-    return [block for block in content if isinstance(block, dict)
-            and block.get("type") == "toolCall"] if isinstance(content, list) else []
 
 
 def collapse(text: str, cap: int) -> dict[str, str]:
