@@ -580,18 +580,18 @@ def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, 
     """
     call_rows: dict[str, int | list[int]] = {}  # an id's row, or its rows where it has several
     results: list[tuple[int, str]] = []
-    tally = {"user": 0, "assistant": 0, "toolResult": 0, "calls": 0}
+    users = assistants = tool_results = calls = 0
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         if role == "assistant":
-            tally["assistant"] += 1
+            assistants += 1
             content = message.get("content")
             for block in content if isinstance(content, list) else ():
                 if not (isinstance(block, dict) and block.get("type") == "toolCall"):
                     continue
-                tally["calls"] += 1
+                calls += 1
                 call_id = _drawn_id(block.get("id"))
                 if call_id is None:
                     continue
@@ -600,12 +600,12 @@ def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, 
                     call_rows[call_id] = [*held, index] if isinstance(held, list) \
                         else [held, index]
         elif role == "toolResult":
-            tally["toolResult"] += 1
+            tool_results += 1
             call_id = _drawn_id(message.get("tool_call_id"))
             if call_id is not None:
                 results.append((index, call_id))
         elif role == "user":
-            tally["user"] += 1
+            users += 1
     answers: dict[int, tuple[str, int]] = {}
     answered: dict[tuple[int, str], int] = {}
     for index, call_id in results:
@@ -619,6 +619,7 @@ def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, 
             call_row = candidates
         answers[index] = (call_id, call_row)
         answered.setdefault((call_row, call_id), index)
+    tally = {"user": users, "assistant": assistants, "toolResult": tool_results, "calls": calls}
     return answers, answered, tally
 
 
