@@ -24,10 +24,11 @@ from agentlab_magics.traces.run import (
     CallFacts,
     Run,
     Said,
+    ToolRun,
     course_messages,
     items,
-    key_of,
     mapping,
+    mark_failures,
 )
 
 ERROR = 2  # an OTLP status code
@@ -118,7 +119,7 @@ def read_spans(spans: list[Span], pick: int | None) -> Run:
     _fill_calls(turns, calls, genai)
     tools = [span for span in spans if span.trace in {s.trace for s in group}
              and _is_tool(span, genai)]
-    _mark_failures(turns, tools, genai)
+    mark_failures(turns, [_tool_run(span, genai) for span in tools])
     messages, system = course_messages(turns, join_calls=not genai)
     answered = sum(message["role"] == "toolResult" for message in messages)
     if genai and not system:
@@ -194,43 +195,13 @@ def _fill_calls(turns: list[Said], calls: list[Span], genai: bool) -> None:
             turn.error = span.status
 
 
-def _mark_failures(turns: list[Said], tools: list[Span], genai: bool) -> None:
-    """A result is an error where its tool's span failed: found by the call's id where the span
-    has one, else by the call's name and arguments, in order."""
-    by_id = {key_of(span.attributes.get("gen_ai.tool.call.id")): span for span in tools}
-    unclaimed = [span for span in tools if not span.attributes.get("gen_ai.tool.call.id")]
-    calls = {key_of(call_id): (name, arguments)
-             for turn in turns for call_id, name, arguments in turn.calls}
-    for turn in turns:
-        results = []
-        for call_id, content, failed in turn.results:
-            key = key_of(call_id)
-            span = by_id.get(key) if key in by_id else _claim(unclaimed, calls.get(key), genai)
-            results.append((call_id, content, failed or (span is not None and span.failed)))
-        turn.results = results
-
-
-def _claim(unclaimed: list[Span], call: tuple[Any, Any] | None, genai: bool) -> Span | None:
-    if call is None:
-        return None
-    name, arguments = call
-    for span in unclaimed:
-        found = span.attributes
-        said = (found.get("gen_ai.tool.name"), found.get("gen_ai.tool.call.arguments")) if genai \
-            else (found.get("tool.name"), found.get("input.value"))
-        if said[0] == name and _same_arguments(said[1], arguments):
-            unclaimed.remove(span)
-            return span
-    return None
-
-
-def _same_arguments(one: Any, other: Any) -> bool:
-    def decoded(value: Any) -> Any:
-        try:
-            return json.loads(value) if isinstance(value, str) else value
-        except ValueError:
-            return value
-    return decoded(one) == decoded(other)
+def _tool_run(span: Span, genai: bool) -> ToolRun:
+    """A tool span as a run of its tool (OpenInference's carry no call id)."""
+    found = span.attributes
+    if genai:
+        return ToolRun(found.get("gen_ai.tool.call.id"), found.get("gen_ai.tool.name"),
+                       found.get("gen_ai.tool.call.arguments"), span.failed)
+    return ToolRun(None, found.get("tool.name"), found.get("input.value"), span.failed)
 
 
 # -- the GenAI conventions -------------------------------------------------------------------

@@ -22,11 +22,12 @@ from agentlab_magics.traces.run import (
     CallFacts,
     Run,
     Said,
+    ToolRun,
     TraceProblem,
     course_messages,
     items,
-    key_of,
     mapping,
+    mark_failures,
 )
 
 LIGHT = 1 << 16  # bytes of a span's line past which only its head and tail are read
@@ -121,7 +122,10 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
     turns = [chat_turn(message) for message in [*items(last.get("input")),
                                                  *items(last.get("output"))]
              if isinstance(message, dict)]
-    _mark_failed_functions(turns, [span for span in mine if _kind(span) == "function"])
+    mark_failures(turns, [ToolRun(None, mapping(span.get("span_data")).get("name"),
+                                  mapping(span.get("span_data")).get("input"),
+                                  bool(span.get("error")))
+                          for span in mine if _kind(span) == "function"])
     messages, system = course_messages(turns)
     assistants = [index for index, message in enumerate(messages)
                   if message["role"] == "assistant"]
@@ -133,22 +137,6 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
 
 def _kind(span: dict) -> str:
     return str(mapping(span.get("span_data")).get("type", ""))
-
-
-def _mark_failed_functions(turns: list[Said], functions: list[dict]) -> None:
-    failed = [(mapping(span.get("span_data")).get("name"),
-               mapping(span.get("span_data")).get("input"))
-              for span in functions if span.get("error")]
-    calls = {key_of(call_id): (name, arguments)
-             for turn in turns for call_id, name, arguments in turn.calls}
-    for turn in turns:
-        marked = []
-        for call_id, content, is_error in turn.results:
-            if calls.get(key_of(call_id)) in failed:
-                failed.remove(calls[key_of(call_id)])
-                is_error = True
-            marked.append((call_id, content, is_error))
-        turn.results = marked
 
 
 def _generation_facts(span: dict) -> CallFacts:

@@ -118,6 +118,46 @@ def arguments_of(written: Any) -> Any:
     return {} if written is None else written
 
 
+@dataclass
+class ToolRun:
+    """What a trace says of one run of a tool: the id of the call it answers where it names
+    one, the tool's name and arguments, and whether it failed."""
+
+    call_id: Any
+    name: Any
+    arguments: Any
+    failed: bool
+
+
+def mark_failures(turns: list[Said], tools: list[ToolRun]) -> None:
+    """Each result is an error where its tool's run failed: the run naming the call's id,
+    else the first run not yet matched of the call's name and arguments (compared decoded),
+    `tools` being in the order they began."""
+    by_id = {key_of(tool.call_id): tool for tool in tools if tool.call_id}
+    unclaimed = [tool for tool in tools if not tool.call_id]
+    calls = {key_of(call_id): (name, arguments)
+             for turn in turns for call_id, name, arguments in turn.calls}
+    for turn in turns:
+        results = []
+        for call_id, content, failed in turn.results:
+            key = key_of(call_id)
+            tool = by_id.get(key) if key in by_id else _claim(unclaimed, calls.get(key))
+            results.append((call_id, content, failed or (tool is not None and tool.failed)))
+        turn.results = results
+
+
+def _claim(unclaimed: list[ToolRun], call: tuple[Any, Any] | None) -> ToolRun | None:
+    """The first of `unclaimed` that ran `call` (name, arguments), taken off the list."""
+    if call is None:
+        return None
+    name, arguments = call
+    for tool in unclaimed:
+        if tool.name == name and arguments_of(tool.arguments) == arguments_of(arguments):
+            unclaimed.remove(tool)
+            return tool
+    return None
+
+
 def course_messages(turns: list[Said], join_calls: bool = False
                     ) -> tuple[list[dict[str, Any]], str]:
     """The course's messages of `turns`, and the system prompt they held (the course has no

@@ -236,3 +236,23 @@ def test_a_big_agents_sdk_trace_read_by_its_lines_heads_and_tails_reads_as_the_w
     assert {index: facts.tags() for index, facts in streamed.calls.items()} == {
         index: facts.tags() for index, facts in loaded.calls.items()}
     assert streamed.messages[2]["content"] == "x = 1\n" * 20_000
+
+
+def test_a_failed_tool_is_matched_to_its_own_call_where_two_calls_are_alike():
+    """The SDK's function spans name no call: of two calls read(a.py), where the first ran
+    and the second failed, the second's result is the error (the spans in the order begun)."""
+    call = {"type": "function", "function": {"name": "read", "arguments": '{"path": "a.py"}'}}
+    history = [{"role": "user", "content": "Read a.py twice."},
+               {"role": "assistant", "content": None,
+                "tool_calls": [{**call, "id": "c1"}, {**call, "id": "c2"}]},
+               {"role": "tool", "tool_call_id": "c1", "content": "A = 1"},
+               {"role": "tool", "tool_call_id": "c2", "content": "Error: busy"}]
+    spans = [{"object": "trace.span", "trace_id": "t", "started_at": f"2026-12-07T10:00:0{n}",
+              "span_data": data, **({"error": {"message": "busy"}} if n == 3 else {})}
+             for n, data in enumerate([
+                 {"type": "function", "name": "read", "input": '{"path": "a.py"}'},
+                 {"type": "generation", "input": history,
+                  "output": [{"role": "assistant", "content": "Done."}]},
+                 {"type": "function", "name": "read", "input": '{"path": "a.py"}'}], 1)]
+    read = lab.read_run(spans)
+    assert [m["is_error"] for m in read.messages if m["role"] == "toolResult"] == [False, True]
