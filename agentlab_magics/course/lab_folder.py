@@ -120,7 +120,7 @@ def check_reference(folder: Path, names: list[str]) -> str:
     to define every name the student writes; returns its text (markers kept)."""
     path = folder / REFERENCE
     marked = read_text(path)
-    _compiles(path, marked)
+    tree = _compiles(path, marked)
     open_at = None
     for number, line in enumerate(marked.splitlines(), 1):
         if line.strip() == BEGIN:
@@ -138,7 +138,7 @@ def check_reference(folder: Path, names: list[str]) -> str:
     if BEGIN not in marked:
         raise LabFolderProblem(f"{path}: marks nothing for the student to write: put "
                                f"`{BEGIN}` and `{END}` around it, as nbgrader does.")
-    defined = {node.name for node in ast.parse(marked).body
+    defined = {node.name for node in tree.body
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     missing = [name for name in names if name not in defined]
     if missing:
@@ -162,7 +162,7 @@ def check_tests(path: Path) -> None:
 def check_files(folder: Path, names: list[str]) -> None:
     """The folder's Python files, checked as the module docstring says: a student's copy's
     starter where it has no reference."""
-    if (folder / STARTER).is_file() and not (folder / REFERENCE).exists():
+    if is_students_copy(folder):
         _compiles(folder / STARTER, read_text(folder / STARTER))
     else:
         check_reference(folder, names)
@@ -171,9 +171,14 @@ def check_files(folder: Path, names: list[str]) -> None:
         check_tests(folder / HELD_BACK)
 
 
+def is_students_copy(folder: Path) -> bool:
+    """Whether `folder` is a student's copy of a lab (`ship`): a starter, and no reference."""
+    return (folder / STARTER).is_file() and not (folder / REFERENCE).exists()
+
+
 def marked(folder: Path) -> str:
     """The lab's reference.py, markers kept; a LabFolderProblem in a student's copy."""
-    if not (folder / REFERENCE).exists() and (folder / STARTER).is_file():
+    if is_students_copy(folder):
         raise LabFolderProblem(f"{folder}: is a student's copy of the lab, which holds no "
                                "reference: ask for it where the lab was written.")
     return read_text(folder / REFERENCE)
@@ -182,7 +187,7 @@ def marked(folder: Path) -> str:
 def starter(folder: Path) -> str:
     """The file a student starts from: a student's copy's starter.py, or the reference as
     nbgrader releases it."""
-    if not (folder / REFERENCE).exists() and (folder / STARTER).is_file():
+    if is_students_copy(folder):
         return read_text(folder / STARTER)
     return starter_of(marked(folder))
 

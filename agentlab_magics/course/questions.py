@@ -427,7 +427,8 @@ class UnknownQuestion(LookupError):
 def find_question(question_id: str) -> Question:
     """The question called `question_id`, or UnknownQuestion suggesting the nearest id (what a
     typo most likely meant) and naming the ones there are."""
-    packs = [questions_for(lab.id) for lab in labs().values() if lab.folder is not None]
+    packs = [pack_questions(lab.id, lab.folder / QUESTIONS_FILE) for lab in labs().values()
+             if lab.folder is not None]
     every = {question.id: question for questions in [*QUESTIONS.values(), *packs]
              for question in questions}
     wanted = question_id.strip()
