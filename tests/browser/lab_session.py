@@ -22,6 +22,8 @@ import nbformat
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.student_notebook import notebook_of
+
 VIEWPORT = {"width": 1400, "height": 1000}
 WAIT_MS = 60_000       # the longest any one step may take: JupyterLab's first load, the run
 STARTUP_S = 60         # how long JupyterLab may take to answer
@@ -199,6 +201,39 @@ def output(page: Page, index: int) -> Locator:
 
 def line_of(report: Locator, sentence: str) -> Locator:
     return report.locator(".al-test", has=report.page.get_by_text(sentence, exact=True))
+
+
+# `size` messages of a run, four a turn (a question, a reply with a call, its result, an
+# answer), then the lines `edits`, then the cell's magic: a long transcript's notebook cell.
+LONG_RECORD = """\
+from agentlab_magics import lab
+
+messages = []
+for turn in range({size} // 4):
+    call = lab.call("read", {{"path": f"f{{turn}}.py"}}, id=f"c{{turn}}")
+    messages += [lab.user(f"question {{turn}}"), lab.reply(f"reading {{turn}}", call),
+                 lab.tool_result(call, f"contents {{turn}}"), lab.say(f"answer {{turn}}")]
+{edits}
+%transcript messages"""
+
+
+@contextmanager
+def long_transcript(browser: Browser, home: Path, name: str, size: int,
+                    edits: str) -> Iterator[Browsing]:
+    """The notebook `%load_ext agentlab_magics` then LONG_RECORD's cell, run all, once the
+    transcript's judgement has come (a refusal: `edits` break the record somewhere)."""
+    def judged(page: Page) -> Locator:
+        return output(page, 1).locator(".al-verdict.al-bad").first
+
+    code = LONG_RECORD.format(size=size, edits=edits)
+    with ran_all(browser, home, name, notebook_of("%load_ext agentlab_magics", code),
+                 judged) as browsing:
+        yield browsing
+
+
+def transcript(browsing: Browsing) -> Locator:
+    """The transcript the notebook's second cell drew."""
+    return output(browsing.page, 1).locator(".al-transcript")
 
 
 def row(transcript: Locator, index: int) -> Locator:

@@ -14,8 +14,15 @@ import nbformat
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab_session import Browsing, click, output, ran_all, row, shoot, use_theme
-from tests.student_notebook import notebook_of
+from tests.browser.lab_session import (
+    Browsing,
+    click,
+    long_transcript,
+    row,
+    shoot,
+    transcript,
+    use_theme,
+)
 
 NOTEBOOK = "long.ipynb"
 SIZE = 100_000
@@ -23,18 +30,10 @@ NEEDLE = 73_208      # a user message no screen shows until it is searched for
 LEFT_OUT = 88_001    # an empty failed reply: on the record, left out of the request
 ORPHAN = 91_402      # a result that answers no call: the record's first complaint
 
-RECORD = f"""\
-from agentlab_magics import lab
-
-messages = []
-for turn in range({SIZE} // 4):
-    call = lab.call("read", {{"path": f"f{{turn}}.py"}}, id=f"c{{turn}}")
-    messages += [lab.user(f"question {{turn}}"), lab.reply(f"reading {{turn}}", call),
-                 lab.tool_result(call, f"contents {{turn}}"), lab.say(f"answer {{turn}}")]
+EDITS = f"""\
 messages[{NEEDLE}] = lab.user("Where did the zebra go?")
 messages[{LEFT_OUT}] = lab.fail("")
-messages[{ORPHAN}] = lab.tool_result(lab.call("read", {{}}, id="ghost"), "nobody asked")
-%transcript messages"""
+messages[{ORPHAN}] = lab.tool_result(lab.call("read", {{}}, id="ghost"), "nobody asked")"""
 
 
 @pytest.fixture(scope="module")
@@ -44,16 +43,8 @@ def home(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def lab(browser, home) -> Iterator[Browsing]:
-    def judged(page):
-        return output(page, 1).locator(".al-verdict.al-bad").first
-
-    with ran_all(browser, home, NOTEBOOK, notebook_of("%load_ext agentlab_magics", RECORD),
-                 judged) as browsing:
+    with long_transcript(browser, home, NOTEBOOK, SIZE, EDITS) as browsing:
         yield browsing
-
-
-def transcript(lab):
-    return output(lab.page, 1).locator(".al-transcript")
 
 
 def test_the_first_rows_are_drawn_and_the_judgement_follows(lab, screenshots):

@@ -9,37 +9,26 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.lab_session import Browsing, click, output, ran_all, row, shoot
-from tests.student_notebook import notebook_of
+from tests.browser.lab_session import (
+    Browsing,
+    click,
+    long_transcript,
+    row,
+    shoot,
+    transcript,
+)
 
 NOTEBOOK = "million.ipynb"
 SIZE = 1_000_000
 ORPHAN = 990_002  # a result that answers no call, in place of the result of call c247500
 
-RECORD = f"""\
-from agentlab_magics import lab
-
-messages = []
-for turn in range({SIZE} // 4):
-    call = lab.call("read", {{"path": f"f{{turn}}.py"}}, id=f"c{{turn}}")
-    messages += [lab.user(f"question {{turn}}"), lab.reply(f"reading {{turn}}", call),
-                 lab.tool_result(call, f"contents {{turn}}"), lab.say(f"answer {{turn}}")]
-messages[{ORPHAN}] = lab.tool_result(lab.call("read", {{}}, id="ghost"), "nobody asked")
-%transcript messages"""
-
 
 @pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory) -> Iterator[Browsing]:
-    def judged(page):
-        return output(page, 1).locator(".al-verdict.al-bad").first
-
-    with ran_all(browser, tmp_path_factory.mktemp("million"), NOTEBOOK,
-                 notebook_of("%load_ext agentlab_magics", RECORD), judged) as browsing:
+    edit = f'messages[{ORPHAN}] = lab.tool_result(lab.call("read", {{}}, id="ghost"), "nobody asked")'
+    with long_transcript(browser, tmp_path_factory.mktemp("million"), NOTEBOOK, SIZE,
+                         edit) as browsing:
         yield browsing
-
-
-def transcript(lab):
-    return output(lab.page, 1).locator(".al-transcript")
 
 
 def test_the_judgement_of_a_million_messages_names_its_first_complaint(lab, screenshots):
@@ -80,3 +69,6 @@ def test_end_from_a_clicked_row_reaches_the_last_row(lab):
     lab.page.keyboard.press("End")
     expect(row(view, SIZE - 1)).to_be_focused()
     expect(row(view, SIZE - 1)).to_be_in_viewport()
+    left = view.locator(".al-scroll").evaluate(
+        "node => node.scrollHeight - node.clientHeight - node.scrollTop")
+    assert left <= 1, f"End left the scroller {left} px short of its end"
