@@ -9,7 +9,6 @@ from pathlib import Path
 
 from agentlab_magics.course import lab_folder
 from agentlab_magics.course.instructor import instructor_files
-from agentlab_magics.course.lab_folder import reference_of
 from agentlab_magics.course.starter_files import read_starter
 from agentlab_magics.problems import UsageProblem
 
@@ -56,7 +55,7 @@ class Lab:
         """The solution: the instructor package's, or the pack lab's reference.py without
         its markers."""
         if self.folder is not None:
-            return reference_of(self.marked)
+            return lab_folder.reference_of(self.marked)
         return instructor_files(self.id, f"The reference of {self.id}").reference
 
     @property
