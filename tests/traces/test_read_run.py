@@ -45,8 +45,13 @@ TRACES = {
 
 @pytest.mark.parametrize("name", list(TRACES))
 def test_each_producers_trace_reads_back_to_the_conversation(name):
-    shape, failed, source = TRACES[name]
-    read = lab.read_run(FIXTURES / name)
+    assert_reads_back(FIXTURES / name)
+
+
+def assert_reads_back(path: Path) -> None:
+    """The trace at `path`, named as in TRACES, reads back to the conversation it recorded."""
+    shape, failed, source = TRACES[path.name]
+    read = lab.read_run(path)
     assert lab.shape(read.messages) == shape and lab.validate(read.messages) == []
     assert read.system == SYSTEM and read.source == source and read.note == ""
     errors = [message["is_error"] for message in read.messages if message["role"] == "toolResult"]

@@ -10,7 +10,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-FIXTURES = os.path.join(HERE, "..", "fixtures")
+from where import FIXTURES
 from agents import flush_traces, set_trace_processors
 from agents.tracing import TracingProcessor
 from common_agent import run_once

@@ -5,10 +5,13 @@ Usage: python make_inspect.py -> inspect.eval (2 model calls), inspect_multi.eva
 """
 import os
 import shutil
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "fixtures")
-os.environ.setdefault("INSPECT_LOG_DIR", os.path.join("/tmp", "inspect_logs"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from where import FIXTURES
+
+LOGS = os.path.join(FIXTURES, "inspect_logs")
+os.environ.setdefault("INSPECT_LOG_DIR", LOGS)
 
 from inspect_ai import Task, task
 from inspect_ai import eval as inspect_eval
@@ -100,7 +103,7 @@ def code_review():
 
 
 for out, outputs in SCRIPTS.items():
-    log_dir = os.path.join("/tmp", "inspect_logs", out.replace(".eval", ""))
+    log_dir = os.path.join(LOGS, out.replace(".eval", ""))
     shutil.rmtree(log_dir, ignore_errors=True)
     logs = inspect_eval(code_review(), model=get_model(M, custom_outputs=outputs),
                         log_dir=log_dir, log_format="eval", display="none")
@@ -114,3 +117,4 @@ from inspect_ai.log import read_eval_log, write_eval_log
 for out in SCRIPTS:
     write_eval_log(read_eval_log(os.path.join(FIXTURES, out)), os.path.join(FIXTURES, out.replace(".eval", ".json")), format="json")
     print(out.replace(".eval", ".json"), "written")
+shutil.rmtree(LOGS, ignore_errors=True)
