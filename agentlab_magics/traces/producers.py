@@ -25,6 +25,7 @@ from agentlab_magics.traces.run import (
     ToolRun,
     TraceProblem,
     course_messages,
+    fold_repeats,
     items,
     mapping,
     mark_failures,
@@ -32,6 +33,7 @@ from agentlab_magics.traces.run import (
 
 LIGHT = 1 << 16  # bytes of a span's line past which only its head and tail are read
 HEAD = 2_000  # bytes of a line's head that hold its ids and times
+INPUT, OUTPUT = b'"input": ', b', "output": '  # around a generation's request, as written
 SPAN_HEAD = ("id", "trace_id", "started_at", "ended_at")
 
 # -- chat completions ------------------------------------------------------------------------
@@ -77,8 +79,17 @@ def agents_sdk_file(path: Path, pick: int | None) -> Run:
                 spans.append(_light(data, start, end) if end - start > LIGHT
                              else json.loads(data[start:end]))
             start = end + 1
-        return read_agents_sdk(spans, pick, lambda span: json.loads(
-            data[span["at"]:span["end"]]) if "at" in span else span)
+        def whole(span: dict) -> dict:
+            return json.loads(data[span["at"]:span["end"]]) if "at" in span else span
+
+        def same_input(one: dict, other: dict) -> bool:
+            if "input_at" in one and "input_at" in other:
+                (start, end), (other_start, other_end) = one["input_at"], other["input_at"]
+                return end - start == other_end - other_start and data[start:end] == data[
+                    other_start:other_end]
+            return _input(whole(one)) == _input(whole(other))
+
+        return read_agents_sdk(spans, pick, whole, same_input)
 
 
 def _light(data: mmap.mmap, start: int, end: int) -> dict:
@@ -93,14 +104,22 @@ def _light(data: mmap.mmap, start: int, end: int) -> dict:
         facts = None
     if tail < 0 or facts is None or kind is None or not all(fields.values()):
         return json.loads(data[start:end])
-    return {"object": "trace.span", "at": start, "end": end,
-            "span_data": {"type": kind.group(1), **facts},
-            **{key: found.group(1) for key, found in fields.items() if found}}
+    light = {"object": "trace.span", "at": start, "end": end,
+             "span_data": {"type": kind.group(1), **facts},
+             **{key: found.group(1) for key, found in fields.items() if found}}
+    inputs, outputs = data.find(INPUT, start, start + HEAD), data.rfind(OUTPUT, start, tail)
+    if 0 <= inputs < outputs:
+        light["input_at"] = (inputs + len(INPUT), outputs)
+    return light
 
 
 def read_agents_sdk(objects: list[dict], pick: int | None,
-                    whole: Callable[[dict], dict] = lambda span: span) -> Run:
-    """The run of Agents SDK spans; `whole` gives a span read light as it was written."""
+                    whole: Callable[[dict], dict] = lambda span: span,
+                    same_input: Callable[[dict, dict], bool] | None = None) -> Run:
+    """The run of Agents SDK spans; `whole` gives a span read light as it was written, and
+    `same_input` says whether two model calls sent the same request. A model call whose request
+    the next one sends again was retried: its facts go to that call's `earlier`, and the tools
+    run between the two belong to the abandoned attempt, not to the run's results."""
     spans = [item for item in objects
              if isinstance(item, dict) and item.get("object") == "trace.span"]
     traces = list(dict.fromkeys(str(span.get("trace_id")) for span in spans))
@@ -122,17 +141,28 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
     turns = [chat_turn(message) for message in [*items(last.get("input")),
                                                  *items(last.get("output"))]
              if isinstance(message, dict)]
+    same = same_input or (lambda one, other: _input(one) == _input(other))
+    retried = [index for index in range(len(generations) - 1)
+               if same(generations[index], generations[index + 1])]
+    abandoned = [(str(generations[index].get("started_at")),
+                  str(generations[index + 1].get("started_at"))) for index in retried]
     mark_failures(turns, [ToolRun(None, mapping(span.get("span_data")).get("name"),
                                   mapping(span.get("span_data")).get("input"),
                                   bool(span.get("error")))
-                          for span in mine if _kind(span) == "function"])
+                          for span in mine if _kind(span) == "function" and not any(
+                              first <= str(span.get("started_at")) < then
+                              for first, then in abandoned)])
     messages, system = course_messages(turns)
     assistants = [index for index, message in enumerate(messages)
                   if message["role"] == "assistant"]
     note = (f"This file holds {len(traces)} runs; this is number {chosen} (from 0): "
             "read_run(path, pick=N) reads another.") if len(traces) > 1 else ""
-    return Run(messages, dict(zip(assistants, map(_generation_facts, generations))), system,
-               "OpenAI Agents SDK trace", note)
+    facts = fold_repeats(list(map(_generation_facts, generations)), retried.__contains__)
+    return Run(messages, dict(zip(assistants, facts)), system, "OpenAI Agents SDK trace", note)
+
+
+def _input(span: dict) -> Any:
+    return mapping(span.get("span_data")).get("input")
 
 
 def _kind(span: dict) -> str:

@@ -11,6 +11,7 @@ is read into `Said` turns, and `course_messages` makes the messages from those.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +56,9 @@ class CallFacts:
     cost: float | None = None  # dollars
     started: float | None = None  # seconds since the epoch
     seconds: float | None = None
+    earlier: list[CallFacts] = field(default_factory=list)
+    """Calls made before this one with the very same request, whose replies the run did not
+    keep (a retry): each was made, and billed, as a call of its own."""
 
     def __post_init__(self) -> None:
         self.model = self.model if isinstance(self.model, str) else None
@@ -73,7 +77,27 @@ class CallFacts:
             tags.append(f"${self.cost:.4f}")
         if self.seconds is not None:
             tags.append(f"{self.seconds:.2f} s")
+        if self.earlier:
+            spent = sum((fact.input_tokens or 0) + (fact.output_tokens or 0)
+                        for fact in self.earlier)
+            tags.append(f"request sent {len(self.earlier) + 1} times, each one billed (the "
+                        f"earlier: {spent:,} tokens)")
         return tags
+
+
+def fold_repeats(facts: list[CallFacts], repeats: Callable[[int], bool]) -> list[CallFacts]:
+    """The facts of the calls whose replies the run kept, in call order: a call whose request
+    is the next call's (`repeats(i)`) is an earlier attempt of that call, kept in its
+    `earlier`."""
+    kept: list[CallFacts] = []
+    waiting: list[CallFacts] = []
+    for index, fact in enumerate(facts):
+        if index + 1 < len(facts) and repeats(index):
+            waiting.append(fact)
+        else:
+            fact.earlier, waiting = [*waiting, *fact.earlier], []
+            kept.append(fact)
+    return kept
 
 
 @dataclass

@@ -79,8 +79,11 @@ def trace_meter(run: Run) -> tuple[list[str], dict[int, list[str]]]:
     """(header, row tags) of a run read from a trace: where it came from, its model calls and
     what the trace says they used, its system prompt (the course's messages have no place for
     one) and, for a trace of several conversations, which one this is."""
-    facts = list(run.calls.values())
-    header = [f"read from {run.source}", plural(len(facts), "model call")]
+    kept = list(run.calls.values())
+    facts = [made for fact in kept for made in [*fact.earlier, fact]]
+    retried = len(facts) - len(kept)
+    header = [f"read from {run.source}", plural(len(facts), "model call") + (
+        f" ({plural(retried, 'request')} sent again)" if retried else "")]
     for what, values in (("input token", [f.input_tokens for f in facts]),
                          ("output token", [f.output_tokens for f in facts])):
         known = [value for value in values if value is not None]

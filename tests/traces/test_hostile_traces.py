@@ -48,7 +48,7 @@ def loaded(name: str) -> Any:
         else json.loads(text)
 
 
-@pytest.mark.parametrize("name", ["agents_sdk_chat.jsonl", "otel_genai.jsonl",
+@pytest.mark.parametrize("name", ["agents_sdk_chat.jsonl", "notes_app.jsonl", "otel_genai.jsonl",
                                   "openinference.jsonl", "otel_genai_openai_v2.jsonl",
                                   "inspect.json"])
 def test_a_bent_trace_reads_to_a_run_or_one_sentence(name, tmp_path):

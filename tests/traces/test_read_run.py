@@ -261,3 +261,40 @@ def test_a_failed_tool_is_matched_to_its_own_call_where_two_calls_are_alike():
                  {"type": "function", "name": "read", "input": '{"path": "a.py"}'}], 1)]
     read = lab.read_run(spans)
     assert [m["is_error"] for m in read.messages if m["role"] == "toolResult"] == [False, True]
+
+
+def assert_notes_app(read: Run) -> None:
+    """notes_app.jsonl as read: the run the app kept, its dropped result flagged, its retried
+    first call folded into one row that says it was billed twice, and the tool that failed in
+    the abandoned attempt not counted against the kept one."""
+    assert lab.shape(read.messages) == "U A[call_notes_001,call_todo_002] R(call_todo_002) A"
+    assert lab.validate(read.messages)[0] == ("messages[1]: toolCall call_notes_001 has no "
+                                              "toolResult")
+    assert [message["is_error"] for message in read.messages
+            if message["role"] == "toolResult"] == [False]
+    first, last = read.calls[1], read.calls[3]
+    assert len(first.earlier) == 1 and not last.earlier
+    assert first.earlier[0].started < first.started < last.started
+    assert "request sent 2 times, each one billed (the earlier: " in " ".join(first.tags())
+    assert last.input_tokens > first.input_tokens
+
+
+def test_an_apps_retried_call_and_dropped_result_are_read_as_they_happened():
+    assert_notes_app(lab.read_run(FIXTURES / "notes_app.jsonl"))
+
+
+def test_a_retried_call_is_told_apart_in_a_trace_read_light(tmp_path):
+    """With lines past producers.LIGHT, two calls of one request are told apart from their
+    bytes, and the run equals the one the whole file gives."""
+    text = (FIXTURES / "notes_app.jsonl").read_text(encoding="utf-8").replace(
+        "You summarise a team's files.", "You summarise a team's files." + " Be brief." * 9000)
+    path = tmp_path / "big.jsonl"
+    path.write_text(text, encoding="utf-8")
+    generations = [line for line in text.splitlines() if '"type": "generation"' in line]
+    assert len(generations) == 3 and min(map(len, generations)) > 1 << 16
+    streamed = lab.read_run(path)
+    loaded = lab.read_run([json.loads(line) for line in text.splitlines()])
+    assert streamed.messages == loaded.messages
+    assert {index: facts.tags() for index, facts in streamed.calls.items()} == {
+        index: facts.tags() for index, facts in loaded.calls.items()}
+    assert_notes_app(streamed)

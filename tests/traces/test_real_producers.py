@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from agentlab_magics import lab
 from tests.test_install_lines import environment
-from tests.traces.test_read_run import TRACES, assert_reads_back
+from tests.traces.test_read_run import TRACES, assert_notes_app, assert_reads_back
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCERS = Path(__file__).parent / "producers"
@@ -24,7 +25,7 @@ PRODUCERS = Path(__file__).parent / "producers"
 # on its path: its fixture is made by hand, as producers/make_otel_genai.py says)
 SCRIPTS = [["make_agents_sdk.py"], ["make_otel_genai.py", "agents"],
            ["make_openinference.py", "agents"], ["make_openinference.py", "openai"],
-           ["make_inspect.py"]]
+           ["make_inspect.py"], ["make_notes_app.py"]]
 MADE_HERE = [name for name in TRACES if name != "otel_genai_openai_v2.jsonl"]
 
 
@@ -61,3 +62,7 @@ def test_the_suites_environment_has_none_of_the_producers():
 @pytest.mark.parametrize("name", MADE_HERE)
 def test_a_trace_the_real_package_writes_now_reads_back(made, name):
     assert_reads_back(made / name)
+
+
+def test_the_apps_trace_the_sdk_writes_now_has_its_retry_and_its_dropped_result(made):
+    assert_notes_app(lab.read_run(made / "notes_app.jsonl"))

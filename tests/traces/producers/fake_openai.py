@@ -57,8 +57,22 @@ SCRIPTS = {
 }
 
 
+# "notes" (the model name contains "notes"): make_notes_app.py's scenario, chosen by the number
+# of replies already in the request, so a request that lost a tool result still gets the answer
+NOTES_TEXT = ("notes.md came back empty, so there is nothing to summarise there. todo.txt "
+              "lists three items, one of them done.")
+SCRIPTS["notes"] = [
+    [("call_notes_001", "read_file", {"path": "notes.md"}),
+     ("call_todo_002", "read_file", {"path": "todo.txt"})],
+    NOTES_TEXT,
+]
+
+
 def scenario_for(model: str) -> str:
-    return "multi" if "multi" in (model or "") else "basic"
+    for name in ("multi", "notes"):
+        if name in (model or ""):
+            return name
+    return "basic"
 
 
 def pick_step(script, n_tool_results: int):
@@ -92,7 +106,10 @@ def chat_reply(body: dict) -> dict:
     model = body.get("model", "fake-model")
     msgs = body.get("messages", [])
     n_tool = sum(1 for m in msgs if m.get("role") == "tool")
-    step = pick_step(SCRIPTS[scenario_for(model)], n_tool)
+    if scenario_for(model) == "notes":
+        step = SCRIPTS["notes"][min(1, sum(m.get("role") == "assistant" for m in msgs))]
+    else:
+        step = pick_step(SCRIPTS[scenario_for(model)], n_tool)
     if isinstance(step, str):
         message = {"role": "assistant", "content": step, "refusal": None}
         finish = "stop"

@@ -10,11 +10,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from where import FIXTURES
 from agents import flush_traces, set_trace_processors
 from agents.tracing import TracingProcessor
 from common_agent import run_once
 from fake_openai import start_server
+from where import FIXTURES
 
 
 class JsonlProcessor(TracingProcessor):
@@ -70,4 +70,5 @@ async def main():
         print(out, "->", repr(res.final_output)[:80])
     server.shutdown()
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -12,6 +12,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from where import FIXTURES
+
 MODE = sys.argv[1] if len(sys.argv) > 1 else "agents"
 
 from fake_openai import start_server

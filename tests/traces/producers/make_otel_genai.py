@@ -15,6 +15,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from where import FIXTURES
+
 MODE = sys.argv[1] if len(sys.argv) > 1 else "agents"
 # content capture: agents-v2 accepts true/span_only/...; openai-v2 (util-genai) needs the
 # experimental opt-in + SPAN_ONLY / SPAN_AND_EVENT to put messages on span attributes.
