@@ -255,7 +255,7 @@ class Trial:
                  timeout: float, launch: Launch, spinning: int | None = None) -> None:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
-        self.names = sorted(harness_names() | set(lab.names))
+        self.names = sorted(harness_names() | file_names(lab.id))  # the lab's given code too
         self.spinning = spinning
         """The line the first test that ran out of time was on, once one has."""
 

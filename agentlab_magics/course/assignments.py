@@ -12,6 +12,7 @@ they tell the student what broke, and a grade counts each test once, in its own 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pydantic import BaseModel, PositiveInt
 
@@ -55,6 +56,8 @@ class Assignment(BaseModel):
     intro: str
     demonstrations: list[Demonstration]
     labs: list[AssignedLab]
+    files: list[Path] = []
+    """Files the notebook reads, put beside it in the assignment's folder."""
 
 
 # The patterns of lessons 3, 4 and 5, which checkpoint A's rebuild is graded by again.
@@ -506,7 +509,8 @@ def pack_assignment(lab: Lab) -> Assignment:
                         for text, code in zip(texts[:-1], codes)],
         labs=[AssignedLab(lab=lab.id, text=texts[-1] or f"Write {asked}.",
                           groups=[Group(**group) for group in lab.groups]
-                          or [Group(id="tests", match=".")])])
+                          or [Group(id="tests", match=".")])],
+        files=[lab.folder / name for name in lab.files])
 
 
 def find_assignment(assignment_id: str) -> Assignment:

@@ -10,6 +10,9 @@
     questions.toml    optional: diagnosis questions, with the reason for every option
     notebook.md       optional: the assignment's text around the lab's cell
     equivalents.toml  optional: mutants no test can tell apart, each with the reason
+    the files lab.toml lists under `files` (a trace, a log): data the tests read beside them,
+                      and the notebook beside itself
+
 
 Invariant: the starter is derived from the reference, as nbgrader releases it (each solution
 region becomes the course's stub), so it is never kept twice; a student's copy of a lab
@@ -25,6 +28,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import shutil
 import sys
 import tomllib
 import traceback
@@ -43,6 +47,7 @@ SHIPPED = (LAB_TOML, TESTS, QUESTIONS, NOTEBOOK)  # what a student's copy takes 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's solution markers
 STUB = ("# YOUR CODE HERE", "pass")  # what nbgrader releases in a region's place (the course's)
 LAB_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+DATA_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class LabFolderProblem(UsageProblem):
@@ -70,6 +75,7 @@ class LabSpec(BaseModel):
     fresh_per_test: bool = False
     time_limit: float | None = Field(default=None, gt=0, le=600)
     groups: list[GroupSpec] = []
+    files: list[str] = []
 
 
 def read_spec(folder: Path) -> LabSpec:
@@ -90,6 +96,16 @@ def read_spec(folder: Path) -> LabSpec:
             raise LabFolderProblem(f"{_at(path, _line_of(text, name))}: {name!r} is not a "
                                    "Python name: list under [names] the functions the "
                                    "student writes.")
+    for name in spec.files:
+        if not DATA_FILE.fullmatch(name) or name in (*SHIPPED, STARTER, REFERENCE, HELD_BACK,
+                                                     EQUIVALENTS):
+            raise LabFolderProblem(f"{_at(path, _line_of(text, 'files'))}: {name!r} cannot be a "
+                                   "data file of the lab: list under files the names of files "
+                                   "in the lab's folder (no folders), other than the lab's "
+                                   "own.")
+        if not (folder / name).is_file():
+            raise LabFolderProblem(f"{_at(path, _line_of(text, 'files'))}: lists {name!r} under "
+                                   f"files, but {folder} holds no such file.")
     return spec
 
 
@@ -201,6 +217,9 @@ def ship(folder: Path, target: Path) -> Path:
     files = {name: read_text(folder / name) for name in SHIPPED if (folder / name).is_file()}
     for name, text in {**files, STARTER: starter(folder)}.items():
         (copy / name).write_text(text, encoding="utf-8")
+        (copy / name).chmod(0o644)
+    for name in read_spec(folder).files:
+        shutil.copyfile(folder / name, copy / name)
         (copy / name).chmod(0o644)
     return copy
 

@@ -41,6 +41,8 @@ class Lab:
     """The lab's folder, for a lab of a course pack (course.lab_folder); None for a built-in."""
     groups: list[dict] = field(default_factory=list)
     """A pack lab's graded groups, as lab.toml gives them (course.lab_folder.GroupSpec)."""
+    files: list[str] = field(default_factory=list)
+    """A pack lab's data files, in its folder: its tests read them, its notebook has them."""
 
     @property
     def starter(self) -> str:

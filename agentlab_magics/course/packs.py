@@ -75,7 +75,7 @@ def read_lab(folder: Path) -> Lab:
                tests=f"agentlab_labs.{lab_id.replace('-', '_')}.tests",
                builds_on=list(spec.builds_on), fresh_per_test=spec.fresh_per_test,
                time_limit=spec.time_limit, folder=folder,
-               groups=[group.model_dump() for group in spec.groups])
+               groups=[group.model_dump() for group in spec.groups], files=list(spec.files))
 
 
 def pack_labs(folders: list[Path]) -> list[Lab]:

@@ -22,6 +22,9 @@ from agentlab_magics.traces.read import read_run
 class Fork:
     """The recorded replies for the first `at_call` calls, then `model`'s."""
 
+    # What code in another process (a student's, handed this fork by a check) may use.
+    __public__ = ("complete",)
+
     def __init__(self, source: Any, at_call: int, model: Any) -> None:
         messages = read_run(source).messages
         self.recorded = [(messages[:index], message) for index, message in enumerate(messages)

@@ -12,6 +12,7 @@ alone starts from: the notebooks as nbgrader would release them.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -129,7 +130,7 @@ def build(course: Path) -> list[Path]:
         target = path(course, assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text(assignment), encoding="utf-8")
-        written.append(target)
+        written += [target, *_files_beside(assignment, target.parent)]
     return written
 
 
@@ -145,8 +146,16 @@ def build_student(folder: Path) -> tuple[list[Path], list[Path]]:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text(assignment, student=True), encoding="utf-8")
-        written.append(target)
+        written += [target, *_files_beside(assignment, target.parent)]
     return written, kept
+
+
+def _files_beside(assignment: Assignment, folder: Path) -> list[Path]:
+    """The files the assignment's notebook reads, copied into its folder; returns the copies."""
+    copies = [folder / source.name for source in assignment.files]
+    for source, copy in zip(assignment.files, copies):
+        shutil.copyfile(source, copy)
+    return copies
 
 
 def stale(course: Path) -> list[str]:

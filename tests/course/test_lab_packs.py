@@ -169,6 +169,10 @@ def _drop(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace(text, "", 1), encoding="utf-8")
 
 
+def _prepend(path: Path, text: str) -> None:
+    path.write_text(text + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def _add(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
@@ -179,9 +183,7 @@ BROKEN = {
     "a TOML error": (lambda lab: _add(lab / "lab.toml", "title = \n"),
                      r"count-calls/lab\.toml, line 13: is not valid TOML"),
     "a setting lab.toml does not have": (
-        lambda lab: (lab / "lab.toml").write_text(
-            'tittle = "x"\n' + (lab / "lab.toml").read_text(encoding="utf-8"),
-            encoding="utf-8"),
+        lambda lab: _prepend(lab / "lab.toml", 'tittle = "x"\n'),
         r"count-calls/lab\.toml, line 1: `tittle` is not a setting here"),
     "no title": (lambda lab: _drop(lab / "lab.toml", 'title = "Count calls"'),
                  r"count-calls/lab\.toml: sets no `title`, which every lab needs"),
@@ -204,6 +206,14 @@ BROKEN = {
     "tests that raise on import": (lambda lab: _add(lab / "tests.py", "\n1 / 0\n"),
                                    r"count-calls/tests\.py, line 23: importing it raised "
                                    r"ZeroDivisionError"),
+    "a data file that is not there": (
+        lambda lab: _prepend(lab / "lab.toml", 'files = ["trace.jsonl"]\n'),
+        r"count-calls/lab\.toml, line 1: lists 'trace\.jsonl' under files, but .*count-calls "
+        r"holds no such file"),
+    "a data file outside the folder": (
+        lambda lab: _prepend(lab / "lab.toml", 'files = ["../reference.py"]\n'),
+        r"count-calls/lab\.toml, line 1: '\.\./reference\.py' cannot be a data file of the "
+        r"lab"),
     "no builds_on": (lambda lab: _drop(lab / "lab.toml", "builds_on = []"), None),
     "a lab of an id the course has": (
         lambda lab: lab.rename(lab.parent / "lesson3"),
