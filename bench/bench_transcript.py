@@ -22,12 +22,15 @@ time from each event told in the kernel to its row drawn in the page, median and
 `%transcript A --diff B`'s diff made, and made and drawn, against json.dumps of both.
 Snapshots tables and the issue's goals beside them; asserts nothing.
 
-    .venv/bin/python bench/bench_transcript.py            # all four
-    .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff, trace
+    .venv/bin/python bench/bench_transcript.py            # every part
+    .venv/bin/python bench/bench_transcript.py browser    # or python, live, diff, trace, verdict
 
 `trace`: a 100 MB OpenAI Agents SDK trace (JSON Lines, each generation span repeating the
 history, as the SDK writes it) read by lab.read_run and drawn, beside a course record of as
 many messages drawn the same way: time to the widget's first state, and peak memory.
+
+`verdict`: 1,000,000 messages of the same run judged whole, as a transcript's header says it
+(the strict provider's verdict, counts, links), beside json.dumps of the same messages.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from ipywidgets.widgets.widget import _remove_buffers
 from agentlab_magics import lab
 from agentlab_magics.widgets.run_diff import RunDiff, diff_data
 from agentlab_magics.widgets.transcript import Transcript
+from agentlab_magics.widgets.transcript_data import Judgement
 from agentlab_magics.widgets.transcript_feed import TranscriptFeed
 
 SIZES = (10, 1_000, 10_000)
@@ -432,6 +436,16 @@ def trace_table() -> None:
           "included; peak: Python's own allocations while doing it once (tracemalloc)")
 
 
+def verdict_table(size: int = 1_000_000) -> None:
+    """The verdict at `size` messages: the whole record judged (Judgement, its header made),
+    beside json.dumps of the same messages in the same process."""
+    messages = run(size, long_lines=20)
+    base, _ = best(lambda: json.dumps(messages, ensure_ascii=False))
+    judged, _ = best(lambda: Judgement(messages).head())
+    print(f"{'messages':>10} {'json.dumps':>11} {'verdict':>9} {'x base':>7}   goal")
+    print(f"{size:>10,} {base:>10.2f}s {judged:>8.2f}s {judged / base:>7.2f}   verdict under 2 s")
+
+
 def main(parts: list[str]) -> None:
     if "python" in parts or not parts:
         python_table()
@@ -447,6 +461,9 @@ def main(parts: list[str]) -> None:
     if "trace" in parts or not parts:
         print()
         trace_table()
+    if "verdict" in parts or not parts:
+        print()
+        verdict_table()
 
 
 if __name__ == "__main__":

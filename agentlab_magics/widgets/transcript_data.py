@@ -190,8 +190,11 @@ class Judgement:
         self.total = len(messages)
         self.problems = [_problem(message, True) for message in messages] if self.chat \
             else list(map(shape_problem, messages))
-        self.kept = [True] * self.total if self.is_request or not self.rule else \
-            _kept(messages, self.problems)
+        self.call_rows, self.result_rows, self.tally, empty_failed = _links(messages)
+        self.kept = [True] * self.total
+        if not (self.is_request or not self.rule):
+            for index in empty_failed:
+                self.kept[index] = self.problems[index] is not None
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
         self.first: str | None = None  # the first complaint about the list sent as is
         if not self.judged:
@@ -210,7 +213,6 @@ class Judgement:
                 [messages[index] for index in self.request_rows],
                 problems=[self.problems[index] for index in self.request_rows]),
                 dict(enumerate(self.request_rows)))
-        self.call_rows, self.result_rows, self.tally = _links(messages)
 
     def _sent_as_is(self, messages: list) -> dict[int, list[str]]:
         """The strict provider's complaints about the record sent as it is, by row; a chat
@@ -247,7 +249,7 @@ class Judgement:
         if self.meter:
             data["meter"] = self.meter
         if self.alone and messages:
-            data["key"] = _key(counts, any(map(_is_error, messages)))
+            data["key"] = _key(counts, self.tally["errors"] > 0)
         if not self.is_request and self.rule and not all(self.kept):
             # The request differs from the record only where the record holds a failed reply
             # (lesson 5's idea): only then is it drawn, so earlier lessons never meet it.
@@ -444,19 +446,6 @@ def _shape(messages: list, chat: bool, cap: int = SHAPE_CAP) -> str:
     return " ".join(tokens)
 
 
-def _kept(messages: list, problems: list[str | None]) -> list[bool]:
-    """Whether the request context_for_model computes would carry each message.
-
-    This is the transcript's own statement of that rule: a request leaves out exactly the
-    empty failed replies (a failed assistant reply with no content: the record keeps it, a
-    request does not), keeping everything else in order. A malformed message cannot be
-    judged, so it would go out as is.
-    """
-    return [problem is not None or message.get("stop_reason") != "error"
-            or message.get("role") != "assistant" or bool(message.get("content"))
-            for message, problem in zip(messages, problems)]
-
-
 class _Rows(Mapping[int, int]):
     """Each index of a judged list that is the whole record is its own row."""
 
@@ -570,24 +559,37 @@ def _name(value: Any) -> str | None:
 
 
 def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, str], int],
-                                   dict[str, int]]:
+                                   dict[str, int], list[int]]:
     """Which call each result answers and which result answers each call, by call id as drawn;
-    and, counted on the way, the messages of each role and the calls (`_counts`).
+    and, found on the way, the messages of each role, the calls and the failures (`_counts`),
+    and the empty failed replies.
 
     A result answers the nearest call with its id before it, or failing that the first after
     it (a jumbled record); a call's result is the first result that answers it. Returns
-    ({result row: (call id, call row)}, {(call row, call id): result row}, the tally).
+    ({result row: (call id, call row)}, {(call row, call id): result row}, the tally, the rows
+    of the empty failed replies).
+
+    A request leaves out exactly the empty failed replies (a failed assistant reply with no
+    content: the record keeps it, a request does not), keeping everything else in order; that
+    is the transcript's own statement of the rule context_for_model follows (a malformed one
+    cannot be judged, so it would go out as is: `Judgement.kept`).
     """
     call_rows: dict[str, int | list[int]] = {}  # an id's row, or its rows where it has several
     results: list[tuple[int, str]] = []
-    users = assistants = tool_results = calls = 0
+    empty_failed: list[int] = []
+    users = assistants = tool_results = calls = errors = 0
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             continue
+        failed = message.get("stop_reason") == "error"
+        if (failed or message.get("is_error")) and type(message) is dict:
+            errors += 1  # drawn as a failure (a dict of another type is drawn as a stranger)
         role = message.get("role")
         if role == "assistant":
             assistants += 1
             content = message.get("content")
+            if failed and not content:
+                empty_failed.append(index)
             for block in content if isinstance(content, list) else ():
                 if not (isinstance(block, dict) and block.get("type") == "toolCall"):
                     continue
@@ -619,8 +621,9 @@ def _links(messages: list) -> tuple[dict[int, tuple[str, int]], dict[tuple[int, 
             call_row = candidates
         answers[index] = (call_id, call_row)
         answered.setdefault((call_row, call_id), index)
-    tally = {"user": users, "assistant": assistants, "toolResult": tool_results, "calls": calls}
-    return answers, answered, tally
+    tally = {"user": users, "assistant": assistants, "toolResult": tool_results, "calls": calls,
+             "errors": errors}
+    return answers, answered, tally, empty_failed
 
 
 def _drawn_id(value: Any) -> str | None:
@@ -728,12 +731,6 @@ def _key(counts: dict[str, int], errors: bool) -> dict[str, Any]:
     if counts["calls"]:
         key.update(chips=CHIPS, keys=CHIP_KEYS)
     return key
-
-
-def _is_error(message: Any) -> bool:
-    """Whether a message is drawn as a failure: a failed reply, or a result marked is_error."""
-    return type(message) is dict and bool(message.get("is_error")
-                                           or message.get("stop_reason") == "error")
 
 
 def _summary(counts: dict[str, int]) -> str:
