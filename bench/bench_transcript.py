@@ -27,7 +27,8 @@ Snapshots tables and the issue's goals beside them; asserts nothing.
 
 `trace`: a 100 MB OpenAI Agents SDK trace (JSON Lines, each generation span repeating the
 history, as the SDK writes it) read by lab.read_run and drawn, beside a course record of as
-many messages drawn the same way: time to the widget's first state, and peak memory.
+many messages drawn the same way, and the same run as lab.export_run writes it (OTLP JSON
+under the GenAI conventions, read whole): time to the widget's first state, and peak memory.
 
 `verdict`: 1,000,000 messages of the same run judged whole, as a transcript's header says it
 (the strict provider's verdict, counts, links), beside json.dumps of the same messages.
@@ -413,6 +414,9 @@ def trace_table() -> None:
         size = agents_sdk_trace(path, TRACE_MB)
         record = Path(folder) / "record.json"
         record.write_text(json.dumps(run(size)), encoding="utf-8")
+        otlp = Path(folder) / "otlp.jsonl"
+        lab.export_run(lab.read_run(path), otlp)
+        otlp_mb = otlp.stat().st_size // 1_000_000
 
         def first_state(source: Any) -> bytes:
             return json.dumps(_remove_buffers(Transcript(source).widget.get_state())[0],
@@ -421,7 +425,9 @@ def trace_table() -> None:
         rows = []
         for name, work in (("course record", lambda: first_state(lab.read_run(record))),
                            (f"{TRACE_MB} MB Agents SDK trace",
-                            lambda: first_state(lab.read_run(path)))):
+                            lambda: first_state(lab.read_run(path))),
+                           (f"its {otlp_mb} MB OTLP GenAI export",
+                            lambda: first_state(lab.read_run(otlp)))):
             seconds, _ = best(work)
             tracemalloc.start()
             work()

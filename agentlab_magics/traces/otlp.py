@@ -107,13 +107,15 @@ def read_spans(spans: list[Span], pick: int | None) -> Run:
     genai = any(map(is_genai, spans))
     talk = [span for span in spans if (is_genai if genai else is_openinference)(span)]
     turns_of = _genai_turns if genai else _openinference_turns
+    opening_of = _genai_opening if genai else lambda span: _opening(turns_of(span))
+    size_of = _genai_size if genai else lambda span: len(turns_of(span))
     conversations: dict[str, list[Span]] = defaultdict(list)
     for span in talk:
-        conversations[_opening(turns_of(span))].append(span)
+        conversations[opening_of(span)].append(span)
     keys = list(conversations)
     chosen = _chosen(keys, pick)
     group = conversations[keys[chosen]]
-    fullest = max(group, key=lambda span: (len(turns_of(span)), span.end))
+    fullest = max(group, key=lambda span: (size_of(span), span.end))
     turns = turns_of(fullest)
     calls = [span for span in group if _is_call(span, genai)]
     _fill_calls(turns, calls, genai)
@@ -211,13 +213,52 @@ def _genai_turns(span: Span) -> list[Said]:
             *_genai_list(span, "gen_ai.output.messages")]
 
 
-def _genai_list(span: Span, key: str) -> list[Said]:
-    written = span.attributes.get(key)
-    try:
-        messages = json.loads(written) if isinstance(written, str) else written
-    except ValueError:
+def _genai_opening(span: Span) -> str:
+    """`_opening` of a span's messages, read from the first two only: a span of a long run
+    repeats all of its history, which only the fullest span's reading needs."""
+    written = span.attributes.get("gen_ai.input.messages")
+    first = _first(written, 2) if isinstance(written, str) else items(written)[:2]
+    return _opening([_genai_turn(message) for message in first if isinstance(message, dict)])
+
+
+def _first(text: str, count: int) -> list[Any]:
+    """The first `count` values of the JSON array `text` (fewer where it holds fewer, none
+    where it is not one), decoded one by one."""
+    decoder, found, at = json.JSONDecoder(), [], 0
+    space = re.compile(r"[\s,]*")
+    at = space.match(text, at).end()
+    if not text.startswith("[", at):
         return []
-    return [_genai_turn(message) for message in items(messages) if isinstance(message, dict)]
+    at += 1
+    while len(found) < count:
+        at = space.match(text, at).end()
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        found.append(value)
+    return found
+
+
+def _genai_size(span: Span) -> int:
+    """How many messages a span holds, counted without reading each one as a turn."""
+    return sum(len(items(_decoded(span.attributes.get(key))))
+               for key in ("gen_ai.input.messages", "gen_ai.output.messages"))
+
+
+def _decoded(written: Any) -> Any:
+    """An attribute's JSON text decoded (None where it is not JSON), or its value as it is."""
+    if not isinstance(written, str):
+        return written
+    try:
+        return json.loads(written)
+    except ValueError:
+        return None
+
+
+def _genai_list(span: Span, key: str) -> list[Said]:
+    return [_genai_turn(message) for message in items(_decoded(span.attributes.get(key)))
+            if isinstance(message, dict)]
 
 
 def _genai_turn(message: dict) -> Said:
