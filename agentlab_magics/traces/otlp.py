@@ -224,20 +224,25 @@ def _genai_opening(span: Span) -> str:
 def _first(text: str, count: int) -> list[Any]:
     """The first `count` values of the JSON array `text` (fewer where it holds fewer, none
     where it is not one), decoded one by one."""
-    decoder, found, at = json.JSONDecoder(), [], 0
-    space = re.compile(r"[\s,]*")
-    at = space.match(text, at).end()
+    decoder, found = json.JSONDecoder(), []
+    at = _past_space(text, 0)
     if not text.startswith("[", at):
         return []
     at += 1
     while len(found) < count:
-        at = space.match(text, at).end()
         try:
-            value, at = decoder.raw_decode(text, at)
+            value, at = decoder.raw_decode(text, _past_space(text, at))
         except ValueError:
             break
         found.append(value)
     return found
+
+
+def _past_space(text: str, at: int) -> int:
+    """The place of the first character from `at` on that is not blank or a comma."""
+    while at < len(text) and text[at] in " \t\r\n,":
+        at += 1
+    return at
 
 
 def _genai_size(span: Span) -> int:
