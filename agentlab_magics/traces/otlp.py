@@ -224,7 +224,8 @@ def _genai_opening(span: Span) -> str:
 def _first(text: str, count: int) -> list[Any]:
     """The first `count` values of the JSON array `text` (fewer where it holds fewer, none
     where it is not one), decoded one by one."""
-    decoder, found = json.JSONDecoder(), list[Any]()
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
     at = _past_space(text, 0)
     if not text.startswith("[", at):
         return []
