@@ -13,7 +13,6 @@
     the files lab.toml lists under `files` (a trace, a log): data the tests read beside them,
                       and the notebook beside itself
 
-
 Invariant: the starter is derived from the reference, as nbgrader releases it (each solution
 region becomes the course's stub), so it is never kept twice; a student's copy of a lab
 (`ship`) holds that starter as starter.py, and no reference, held-back tests or equivalents.
