@@ -98,7 +98,11 @@ def test_jupyter_lab_starts_on_the_notebooks_as_written(student, tmp_path):
     finally:
         if lab.poll() is None:
             os.killpg(lab.pid, signal.SIGTERM)  # the server this test started, and its group
-        lab.wait(30)
+        try:  # read what it says as it stops: a full pipe would hold it in a write forever
+            lab.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.communicate()
 
 
 def test_the_checkout_line_installs_the_checkout(student, tmp_path):
