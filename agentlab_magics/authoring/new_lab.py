@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentlab_magics.atomic import write_text_atomically
 from agentlab_magics.course import lab_folder
 from agentlab_magics.course.lab_folder import LAB_ID, LabFolderProblem
 
@@ -94,5 +93,7 @@ def new_lab(lab_id: str, pack: Path) -> list[Path]:
     files = {lab_folder.LAB_TOML: LAB_TOML, lab_folder.REFERENCE: REFERENCE,
              lab_folder.TESTS: TESTS, lab_folder.NOTEBOOK: NOTEBOOK}
     folder.mkdir(parents=True)
-    return [write_text_atomically(folder / name, text.format(lab_id=lab_id, title=title))
-            for name, text in files.items()]
+    written = [folder / name for name in files]
+    for path, text in zip(written, files.values()):  # as an editor makes them (the umask's mode)
+        path.write_text(text.format(lab_id=lab_id, title=title), encoding="utf-8")
+    return written

@@ -57,6 +57,15 @@ def test_a_new_lab_is_found_checked_and_verified(pack):
         rf"{LAB}: (\d+) mutants, \1 killed, 0 equivalent, 0 survived \(\d+\.\d s\)\n", printed)
 
 
+def test_a_new_labs_files_have_the_mode_an_editor_gives_them(pack):
+    """Readable by the grader and a hub's other users as any file the author writes: the
+    umask's mode, not a private one."""
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {path.name: path.stat().st_mode & 0o777 for path in (pack / LAB).iterdir()} == \
+        dict.fromkeys(("lab.toml", "reference.py", "tests.py", "notebook.md"), 0o666 & ~umask)
+
+
 def test_the_starter_is_the_reference_as_nbgrader_releases_it(pack):
     lab = find_lab(LAB)
     assert "### BEGIN SOLUTION" in lab.marked and "BEGIN SOLUTION" not in lab.reference
