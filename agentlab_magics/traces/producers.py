@@ -115,7 +115,8 @@ def _light(data: mmap.mmap, start: int, end: int) -> dict:
 
 def read_agents_sdk(objects: list[dict], pick: int | None,
                     whole: Callable[[dict], dict] = lambda span: span,
-                    same_input: Callable[[dict, dict], bool] | None = None) -> Run:
+                    same_input: Callable[[dict, dict], bool] = lambda one, other: _input(
+                        one) == _input(other)) -> Run:
     """The run of Agents SDK spans; `whole` gives a span read light as it was written, and
     `same_input` says whether two model calls sent the same request. A model call whose request
     the next one sends again was retried: its facts go to that call's `earlier`, and the tools
@@ -141,9 +142,8 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
     turns = [chat_turn(message) for message in [*items(last.get("input")),
                                                  *items(last.get("output"))]
              if isinstance(message, dict)]
-    same = same_input or (lambda one, other: _input(one) == _input(other))
     retried = [index for index in range(len(generations) - 1)
-               if same(generations[index], generations[index + 1])]
+               if same_input(generations[index], generations[index + 1])]
     abandoned = [(str(generations[index].get("started_at")),
                   str(generations[index + 1].get("started_at"))) for index in retried]
     mark_failures(turns, [ToolRun(None, mapping(span.get("span_data")).get("name"),
@@ -157,7 +157,7 @@ def read_agents_sdk(objects: list[dict], pick: int | None,
                   if message["role"] == "assistant"]
     note = (f"This file holds {len(traces)} runs; this is number {chosen} (from 0): "
             "read_run(path, pick=N) reads another.") if len(traces) > 1 else ""
-    facts = fold_repeats(list(map(_generation_facts, generations)), retried.__contains__)
+    facts = fold_repeats(list(map(_generation_facts, generations)), set(retried).__contains__)
     return Run(messages, dict(zip(assistants, facts)), system, "OpenAI Agents SDK trace", note)
 
 

@@ -192,7 +192,7 @@ class Judgement:
             else list(map(shape_problem, messages))
         self.call_rows, self.result_rows, self.tally, empty_failed = _links(messages)
         self.kept = [True] * self.total
-        if not (self.is_request or not self.rule):
+        if self.rule and not self.is_request:
             for index in empty_failed:
                 self.kept[index] = self.problems[index] is not None
         self.request_rows = [index for index, keep in enumerate(self.kept) if keep]
