@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from nbclient import NotebookClient
 from agentlab_instructor.optional_labs import FOLDER
 from agentlab_magics.checking.runner import run as run_check
 from agentlab_magics.course.lab_folder import reference_of
+from tests.docs.hand_in_answers import hand_in
 from tests.traces.test_read_run import assert_notes_app
 
 LAB = FOLDER / "real-run"
@@ -190,15 +190,8 @@ def test_a_round_of_nbgrader_grades_it_in_the_sandbox(env, tmp_path):
         path.name for path in (course / "source" / "real-run").iterdir()}
     run("nbgrader", "generate_assignment", "real-run", cwd=course, env=env)
     run("nbgrader", "release_assignment", "real-run", cwd=course, env=env)
-    released = course / "release" / "real-run"
-    for student, cell in {"right": answer(), "starter": None, "wrong": answer(wrong=True)}.items():
-        folder = course / "submitted" / student / "real-run"
-        shutil.copytree(released, folder)
-        notebook = nbformat.read(folder / "real-run.ipynb", as_version=4)
-        for found in notebook.cells:
-            if cell and found.source.startswith("%%check real-run"):
-                found.source = f"%%check real-run\n{cell}"
-        nbformat.write(notebook, folder / "real-run.ipynb")
+    hand_in(course, "real-run", {"right": answer(), "starter": None,
+                                 "wrong": answer(wrong=True)})
     said = run("agentlab", "course", "autograde", "real-run", cwd=course, env=env)
     scores = dict(re.findall(r"^(right|starter|wrong)\s+graded\s+(\d+/\d+)", said, re.M))
     assert scores == {"right": "8/8", "starter": "1/8", "wrong": "3/8"}, said
