@@ -14,7 +14,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from where import FIXTURES
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "agents"
 # content capture: agents-v2 accepts true/span_only/...; openai-v2 (util-genai) needs the
@@ -22,25 +21,20 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "agents"
 os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
 os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "span_only"
 
-from fake_openai import start_server
-from otlp_jsonl import instrumented_run
+from otlp_jsonl import instrumented_runs
 
 
-async def main():
-    server, url = start_server()
-    runs = [("chat", "fake-gpt-basic", "otel_genai%s.jsonl"), ("chat", "fake-gpt-multi", "otel_genai%s_multi.jsonl")]
+def instrumentor():
     if MODE == "agents":
-        runs.append(("responses", "fake-gpt-basic", "otel_genai%s_responses.jsonl"))
-    for api, model, out in runs:
-        out = out % ("" if MODE == "agents" else "_openai_v2")
-        if MODE == "agents":
-            from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
-            instrumentor = OpenAIAgentsInstrumentor()
-        else:
-            from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-            instrumentor = OpenAIInstrumentor()
-        await instrumented_run(url, api, model, os.path.join(FIXTURES, out), instrumentor,
-                               "code-review-otel")
-    server.shutdown()
+        from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+        return OpenAIAgentsInstrumentor()
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+    return OpenAIInstrumentor()
 
-asyncio.run(main())
+
+suffix = "" if MODE == "agents" else "_openai_v2"
+runs = [("chat", "fake-gpt-basic", f"otel_genai{suffix}.jsonl"),
+        ("chat", "fake-gpt-multi", f"otel_genai{suffix}_multi.jsonl")]
+if MODE == "agents":
+    runs.append(("responses", "fake-gpt-basic", "otel_genai_responses.jsonl"))
+asyncio.run(instrumented_runs(runs, instrumentor, "code-review-otel"))

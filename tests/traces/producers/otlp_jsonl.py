@@ -11,6 +11,7 @@ Set spec=False to get the raw MessageToDict output (base64 ids, enum names).
 """
 import base64
 import json
+import os
 import threading
 
 from google.protobuf.json_format import MessageToDict
@@ -71,3 +72,16 @@ async def instrumented_run(url, api, model, path, instrumentor, workflow_name):
     provider.force_flush()
     provider.shutdown()
     print(path, "->", repr(result.final_output)[:60])
+
+
+async def instrumented_runs(runs, make_instrumentor, workflow_name):
+    """Each (api, model, file name) of `runs`, against a fake server started for them, with a
+    fresh instrumentor of `make_instrumentor`'s writing into FIXTURES/<file name>."""
+    from fake_openai import start_server
+    from where import FIXTURES
+
+    server, url = start_server()
+    for api, model, out in runs:
+        await instrumented_run(url, api, model, os.path.join(FIXTURES, out),
+                               make_instrumentor(), workflow_name)
+    server.shutdown()
