@@ -81,7 +81,8 @@ def test_the_fork_with_your_fix_is_accepted_from_the_turn_it_went_wrong(harness)
     """Forked at fork_at() and run by the app with your request_for, the run replays the
     recorded calls, sends the result the app once left out, and the strict provider accepts
     every request."""
-    model = lab.fork(TRACE, at_call=harness.fork_at(), model=lab.ScriptedModel([lab.say(ANSWER)]))
+    later = lab.ScriptedModel([lab.say(ANSWER)])
+    model = lab.fork(TRACE, at_call=harness.fork_at(), model=later)
     forked = harness.run_app(model, FILES, PROMPT)
     last = forked[-1]
     assert last.get("stop_reason") != "error", \
@@ -90,3 +91,8 @@ def test_the_fork_with_your_fix_is_accepted_from_the_turn_it_went_wrong(harness)
     assert lab.validate(forked) == [], f"The strict provider refuses: {lab.validate(forked)[:1]}"
     assert forked[:2] == RUN.messages[:2] and forked[2]["tool_call_id"] == "call_notes_001", \
         "The fork should replay the first call and then send notes.md's result."
+    asked = [request.messages for request in later.calls]
+    assert model.played == 2 and len(asked) == 1, \
+        "run_app should ask the fork for each call: the recorded first one, then the next."
+    assert asked[0] == harness.request_for(copy.deepcopy(forked[:-1]), 2000), \
+        "The call after the fork should be sent request_for of the run so far."
