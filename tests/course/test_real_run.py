@@ -87,6 +87,47 @@ def request_for(messages, max_chars=LIMIT):
                           for k, v in m.items()}
     return out
 ''',
+    "typed, with logging": '''
+import logging
+from typing import Any
+
+log = logging.getLogger("notes-app")
+
+def fork_at() -> int:
+    return 1
+
+def request_for(messages: list[dict[str, Any]], max_chars: int = LIMIT) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "toolResult" and len(message["content"]) > max_chars:
+            log.info("cutting %s", message["tool_call_id"])
+            cut = len(message["content"]) - max_chars
+            message = {**message, "content": message["content"][:max_chars] + f" [cut {cut}]"}
+        sent.append(message)
+    return sent
+''',
+    "a dataclass and a namedtuple": '''
+from collections import namedtuple
+from dataclasses import dataclass
+
+Answer = namedtuple("Answer", "calls")
+
+@dataclass(frozen=True)
+class Budget:
+    chars: int
+
+    def fit(self, text):
+        over = len(text) - self.chars
+        return text if over <= 0 else f"{text[:self.chars]}\\n[{over} characters cut]"
+
+def fork_at():
+    return Answer(calls=1).calls
+
+def request_for(messages, max_chars=LIMIT):
+    budget = Budget(max_chars)
+    return [dict(m, content=budget.fit(m["content"])) if m["role"] == "toolResult" else m
+            for m in messages]
+''',
 }
 WRONG = '''
 def fork_at():
