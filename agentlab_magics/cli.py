@@ -335,12 +335,13 @@ def _named_labs(names: list[str]) -> list[str]:
 
 
 def _lab_ship(args: argparse.Namespace) -> int:
+    from agentlab_magics.checking.runner import copy_runs_text
     from agentlab_magics.course import find_lab, labs
     from agentlab_magics.course.packs import ship_labs
 
     named = [find_lab(lab_id) for lab_id in _named_labs(args.labs)]
     with _writing("the students' copy", args.to):
-        written = ship_labs(named or list(labs().values()), args.to)
+        written = ship_labs(named or list(labs().values()), args.to, copy_runs_text)
     for folder in written:
         print(f"wrote {folder}")
     if not written:

@@ -1,14 +1,16 @@
 """Where a failing run parts from the reference's: its requests beside those the instructor's
 reference sent in the same test, turn by turn (a turn is one model call).
 
-`agentlab course build` runs every lab's tests against the lab's reference, through the same
-judge, and keeps of each test that called a lab model the shapes of the requests it sent
-(making/reference_runs.py): the visible tests' as REFERENCE_RUNS in the student package (data
-only, no reference code), the held-back tests' as REFERENCE_RUNS in the instructor's held-back
-package, which a student's install never holds. A check sets each failing visible test's run
-beside the reference's (`parting`), from the first turn where the two differ, and the cause's
-one drawing shows it; a failing held-back test says only the parting's sentence (`summary`),
-in its message.
+A lab's tests are run against its reference, through the same judge, keeping of each test that
+called a lab model the shapes of the requests it sent (`runs_of`). For the built-in labs
+`agentlab course build` keeps them (making/reference_runs.py): the visible tests' as
+REFERENCE_RUNS in the student package (data only, no reference code), the held-back tests' as
+REFERENCE_RUNS in the instructor's held-back package, which a student's install never holds. A
+pack lab's student copy holds its visible tests' as REFERENCE_RUNS in its folder (`copy_runs`,
+written by `agentlab lab ship`); where its reference is at hand they are made when first asked
+for (checking.runner.reference_runs_of). A check sets each failing visible test's run beside the
+reference's (`parting`), from the first turn where the two differ, and the cause's one drawing
+shows it; a failing held-back test says only the parting's sentence (`summary`), in its message.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from agentlab_magics.checking.report import SentRequest
+from agentlab_magics.checking.report import SentRequest, TestOutcome
 from agentlab_magics.course.heldback import held_back_package
 from agentlab_magics.course.starter_files import PACKAGE, REFERENCE_RUNS
 
@@ -74,10 +78,30 @@ def _unkept(turn: int, sent: int) -> str:
     return "" if turn > sent else "…"
 
 
-def reference_run(test: str, *, held_back: bool = False) -> dict[str, Any] | None:
-    """The reference's run of the test named `test`, as the package keeps it: the student
-    package for a visible test, the instructor's held-back package for a held-back one."""
-    return shipped_runs(held_back).get(test)
+def runs_of(outcomes: Iterable[TestOutcome]) -> dict[str, Any]:
+    """Of each passing test that called a lab model, by name (the first of a name), the
+    requests its run sent: {"sent": how many, "shapes": the last ones kept}."""
+    runs: dict[str, Any] = {}
+    for outcome in outcomes:
+        if outcome.passed and outcome.requests and outcome.name not in runs:
+            runs[outcome.name] = {"sent": outcome.requests_sent,
+                                  "shapes": [request.shape for request in outcome.requests]}
+    return runs
+
+
+def runs_text(runs: dict[str, Any]) -> str:
+    """Reference runs as the JSON text REFERENCE_RUNS holds."""
+    return json.dumps(runs, indent=0, sort_keys=True) + "\n"
+
+
+def copy_runs(folder: Path) -> dict[str, Any]:
+    """The reference runs a pack lab's student copy holds in `folder` (none where it holds no
+    REFERENCE_RUNS, or one that is not a JSON object)."""
+    try:
+        runs = json.loads((folder / REFERENCE_RUNS).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return runs if isinstance(runs, dict) else {}
 
 
 @functools.cache

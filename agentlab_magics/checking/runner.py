@@ -46,7 +46,13 @@ from agentlab_magics.checking.cell_source import (
 from agentlab_magics.checking.diagnosis import cause_of, went_on_after, went_on_evidence
 from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests, within_size
 from agentlab_magics.checking.one_cpu import join, judge_here
-from agentlab_magics.checking.parting import parting, reference_run
+from agentlab_magics.checking.parting import (
+    copy_runs,
+    parting,
+    runs_of,
+    runs_text,
+    shipped_runs,
+)
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
 from agentlab_magics.checking.report import CheckReport, Outcome, TestOutcome
@@ -57,9 +63,11 @@ from agentlab_magics.checking.time_limit import TIME_LIMIT, checked
 from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import file_names, harness_names
 from agentlab_magics.course.heldback import held_back_module, is_held_back, visible_module
+from agentlab_magics.course.lab_folder import is_students_copy
 from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
+from agentlab_magics.course.packs import stamp
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -194,6 +202,39 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float |
         return CheckReport(lab_id=lab.id, title=lab.title, problem=str(exc))
     trial = Trial(lab, tests, code, seconds, launch or StudentProcess.local, spinning)
     return within_size(trial.report(on_outcome))
+
+
+def reference_runs_of(lab: Lab, held_back: bool) -> dict[str, Any]:
+    """The reference's runs of the lab's visible tests (or, with `held_back`, its held-back
+    ones) that called a lab model, by test name (checking.parting): a built-in lab's as the
+    packages keep them, a pack lab's student copy's as its folder holds them, and an authored
+    pack lab's made from its reference when first asked for, again once a file of it changed."""
+    if lab.folder is None:
+        return shipped_runs(held_back)
+    if is_students_copy(lab.folder):
+        return {} if held_back else copy_runs(lab.folder)
+    key = (lab.id, str(lab.folder), stamp([lab.folder]), held_back)
+    if key not in _made_runs:
+        _made_runs[key] = {}  # asked again while they are made (the reference fails): none
+        _made_runs[key] = recorded_runs_of(lab, held_back)
+    return _made_runs[key]
+
+
+_made_runs: dict[tuple, dict[str, Any]] = {}
+
+
+def copy_runs_text(lab: Lab) -> str:
+    """What a student copy of the pack lab holds of its reference's runs (REFERENCE_RUNS)."""
+    return runs_text(reference_runs_of(lab, False))
+
+
+def recorded_runs_of(lab: Lab, held_back: bool = False) -> dict[str, Any]:
+    """The runs of the lab's reference in its visible tests (or held-back ones) that called a
+    lab model (`parting.runs_of`), checked here and now."""
+    wanted = [test.name for test in lab_tests(lab, held_back=held_back)
+              if test.held_back == held_back]
+    report = run(lab.id, "", source=lab.reference, held_back=held_back, only=wanted)
+    return runs_of(report.outcomes)
 
 
 def _code(lab: Lab, harness: types.ModuleType | str | Path, source: str | None
@@ -368,9 +409,10 @@ class Trial:
                               if isinstance(stopped, EventsDiffer) else None)
         if isinstance(stopped, OutOfTime):
             self.spun(outcome, stopped)
-        reference = reference_run(test.name, held_back=test.held_back)
+        reference = (reference_runs_of(self.lab, test.held_back).get(test.name)
+                     if stopped is not None and requests else None)
         parted = (parting(requests, sent, reference, cut=isinstance(stopped, CUT_SHORT))
-                  if stopped is not None and requests and reference else None)
+                  if requests and reference else None)
         if parted and test.held_back:  # no shape of a held-back run is shown, only the sentence
             outcome.message = cap(f"{outcome.message} {parted['summary']}")
         else:

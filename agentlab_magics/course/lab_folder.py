@@ -15,7 +15,8 @@
 
 Invariant: the starter is derived from the reference, as nbgrader releases it (each solution
 region becomes the course's stub), so it is never kept twice; a student's copy of a lab
-(`ship`) holds that starter as starter.py, and no reference, held-back tests or equivalents.
+(`ship`) holds that starter as starter.py, the reference's runs of the visible tests as
+reference-runs.json, and no reference, held-back tests or equivalents.
 Reading a folder checks it whole without running any of it: a missing file, a TOML error, a
 test with no docstring, a reference without markers is a LabFolderProblem, one sentence
 naming the file and the line.
@@ -37,6 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentlab_magics.course.starter_files import REFERENCE_RUNS
 from agentlab_magics.problems import UsageProblem
 
 LAB_TOML, REFERENCE, TESTS, HELD_BACK = "lab.toml", "reference.py", "tests.py", "heldback.py"
@@ -97,7 +99,7 @@ def read_spec(folder: Path) -> LabSpec:
                                    "student writes.")
     for name in spec.files:
         if not DATA_FILE.fullmatch(name) or name in (*SHIPPED, STARTER, REFERENCE, HELD_BACK,
-                                                     EQUIVALENTS):
+                                                     EQUIVALENTS, REFERENCE_RUNS):
             raise LabFolderProblem(f"{_at(path, _line_of(text, 'files'))}: {name!r} cannot be a "
                                    "data file of the lab: list under files the names of files "
                                    "in the lab's folder (no folders), other than the lab's "
@@ -207,13 +209,16 @@ def starter(folder: Path) -> str:
     return starter_of(marked(folder))
 
 
-def ship(folder: Path, target: Path) -> Path:
+def ship(folder: Path, target: Path, runs: str | None = None) -> Path:
     """Write a student's copy of the lab in `folder` into `target`/<its id>, readable by
-    every user; returns the copy's folder."""
+    every user, with the reference's runs of its visible tests (`runs`, REFERENCE_RUNS's
+    text) when given; returns the copy's folder."""
     copy = target / folder.resolve().name
     copy.mkdir(parents=True, exist_ok=True)
     copy.chmod(0o755)
     files = {name: read_text(folder / name) for name in SHIPPED if (folder / name).is_file()}
+    if runs is not None:
+        files[REFERENCE_RUNS] = runs
     for name, text in {**files, STARTER: starter(folder)}.items():
         (copy / name).write_text(text, encoding="utf-8")
         (copy / name).chmod(0o644)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -103,7 +104,9 @@ def include(folder: Path) -> str:
     return lab.id
 
 
-def ship_labs(labs: list[Lab], target: Path) -> list[Path]:
+def ship_labs(labs: list[Lab], target: Path, runs: Callable[[Lab], str]) -> list[Path]:
     """Write a student's copy of each pack lab of `labs` into `target` (a pack, then, for
-    students to put on $AGENTLAB_LABS); returns the copies' folders."""
-    return [lab_folder.ship(lab.folder, target) for lab in labs if lab.folder is not None]
+    students to put on $AGENTLAB_LABS), with the reference's runs `runs` gives it; returns
+    the copies' folders."""
+    return [lab_folder.ship(lab.folder, target, runs(lab)) for lab in labs
+            if lab.folder is not None]

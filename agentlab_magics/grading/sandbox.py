@@ -38,6 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from agentlab_magics.checking.runner import copy_runs_text
 from agentlab_magics.course.catalog import labs
 from agentlab_magics.course.instructor import instructor_package
 from agentlab_magics.course.packs import pack_folders, ship_labs
@@ -216,7 +217,8 @@ class Sandbox:
             os.chown(self.root, self.uid, self.uid)
         (self.root / "passwd").write_text(_passwd(self.uid, self.root / "work"), encoding="utf-8")
         (self.root / "group").write_text(_group(self.uid), encoding="utf-8")
-        if self.labs and ship_labs(list(labs().values()), self.root / "labs"):
+        if self.labs and ship_labs(list(labs().values()), self.root / "labs",
+                                   copy_runs_text):
             self.labs_folder = self.root / "labs"
         self.scratch = self.root / "work"
         return self.scratch

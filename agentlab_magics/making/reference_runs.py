@@ -5,10 +5,10 @@ check sets a failing run beside (checking/parting.py). Needs the instructor pack
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any
 
-from agentlab_magics.checking.runner import lab_tests, run
+from agentlab_magics.checking.parting import runs_text
+from agentlab_magics.checking.runner import recorded_runs_of
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.catalog import built_in_labs
 
@@ -20,12 +20,6 @@ def recorded_runs(held_back: bool = False) -> str:
     ({"sent": how many, "shapes": the last ones kept}). Needs the instructor package."""
     runs: dict[str, Any] = {}
     for lab_id in built_in_labs():
-        lab = find_lab(lab_id)
-        wanted = [test.name for test in lab_tests(lab, held_back=held_back)
-                  if test.held_back == held_back]
-        report = run(lab_id, "", source=lab.reference, held_back=held_back, only=wanted)
-        for outcome in report.outcomes:
-            if outcome.passed and outcome.requests and outcome.name not in runs:
-                runs[outcome.name] = {"sent": outcome.requests_sent,
-                                      "shapes": [request.shape for request in outcome.requests]}
-    return json.dumps(runs, indent=0, sort_keys=True) + "\n"
+        for name, made in recorded_runs_of(find_lab(lab_id), held_back).items():
+            runs.setdefault(name, made)
+    return runs_text(runs)

@@ -10,7 +10,7 @@ import importlib.resources
 import json
 import re
 
-from agentlab_magics.checking.parting import parting, reference_run, shipped_runs, turns
+from agentlab_magics.checking.parting import parting, shipped_runs, turns
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
@@ -100,7 +100,7 @@ def test_a_failing_held_back_test_says_where_it_parts_in_a_sentence_and_draws_no
     report = run("lesson3", "", source=no_return, held_back=True, timeout=5)
     held_back = {test.name for test in lab_tests(lab, held_back=True) if test.held_back}
     parted = [o for o in report.outcomes if not o.passed and o.name in held_back
-              and reference_run(o.name, held_back=True)]
+              and shipped_runs(True).get(o.name)]
     assert parted, "no held-back test of lesson 3 that calls a model failed"
     for outcome in parted:
         assert outcome.parting is None

@@ -112,7 +112,7 @@ def test_held_back_tests_run_only_when_asked_and_never_travel_to_students(pack, 
     copy = tmp_path / "students" / LAB
     assert code == 0 and printed == f"wrote {copy}\n"
     assert {path.name for path in copy.iterdir()} == {"lab.toml", "starter.py", "tests.py",
-                                                      "notebook.md"}
+                                                      "notebook.md", "reference-runs.json"}
     monkeypatch.setenv(ENV, str(tmp_path / "students"))
     shipped = find_lab(LAB)
     assert shipped.starter == lab.starter and len(lab_tests(shipped, held_back=True)) == 2

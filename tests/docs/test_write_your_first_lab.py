@@ -92,7 +92,8 @@ def test_adding_the_lab_touched_one_folder_of_the_pack(followed):
 
 def test_the_students_copy_holds_no_reference_and_no_held_back_tests(followed):
     shipped = {path.name for path in (followed.room / "student-labs" / LAB).iterdir()}
-    assert shipped == {"lab.toml", "starter.py", "tests.py", "questions.toml", "notebook.md"}
+    assert shipped == {"lab.toml", "starter.py", "tests.py", "questions.toml", "notebook.md",
+                       "reference-runs.json"}
 
 
 def test_the_weakened_test_lets_its_mutant_survive_and_the_restored_one_does_not(followed):

@@ -58,5 +58,6 @@ def test_a_sandboxed_run_reads_the_students_copy_and_never_the_pack(tmp_path, mo
         sandbox.clean()
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert seen["copy"] == ["lab.toml", "notebook.md", "starter.py", "tests.py"]
+    assert seen["copy"] == ["lab.toml", "notebook.md", "reference-runs.json", "starter.py",
+                            "tests.py"]
     assert (seen["wrote"], seen["reference"], seen["heldback"]) == (False, False, False), seen
