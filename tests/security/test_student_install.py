@@ -183,6 +183,10 @@ def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
         assert done.returncode == 1 and done.stdout == "", args
         assert done.stderr.startswith("agentlab: ") and sentence in done.stderr, done.stderr
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    asked = student("-c", "from agentlab_magics.course.questions import questions_for\n"
+                          "print(sum(len(questions_for(lab)) for lab in ('lesson1', "
+                          "'checkpoint-a', 'lesson7')))")
+    assert (asked.returncode, asked.stdout) == (0, "12\n"), asked.stderr  # the wheel's TOML
     reference = student("-c", "from agentlab_magics.course import find_lab\n"
                               "find_lab('lesson3').reference")
     assert reference.stderr.rstrip().splitlines()[-1].startswith(
