@@ -61,10 +61,9 @@ from agentlab_magics.checking.stopped import Ended, OutOfTime, RecordCap, Stoppe
 from agentlab_magics.checking.student_code import StudentCode
 from agentlab_magics.checking.time_limit import TIME_LIMIT, checked
 from agentlab_magics.course import Lab, find_lab
-from agentlab_magics.course.catalog import file_names, harness_names
+from agentlab_magics.course.catalog import file_names, harness_names, purposes_for
 from agentlab_magics.course.heldback import held_back_module, is_held_back, visible_module
 from agentlab_magics.course.lab_folder import is_students_copy
-from agentlab_magics.course.lab_model import PURPOSES
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.course.packs import stamp
@@ -297,6 +296,7 @@ class Trial:
         self.lab, self.tests, self.code, self.timeout, self.launch = (
             lab, tests, code, timeout, launch)
         self.names = sorted(harness_names() | file_names(lab.id))  # the lab's given code too
+        self.purposes = purposes_for(lab.id)
         self.spinning = spinning
         """The line the first test that ran out of time was on, once one has."""
 
@@ -377,7 +377,7 @@ class Trial:
     def outcome(self, test: LabTest, process: StudentProcess) -> TestOutcome:
         """Run one test against `process`; its outcome, with the run's record and output."""
         recorder = Recorder()
-        fixtures: dict[str, Any] = {"harness": StudentCode(process, PURPOSES)}
+        fixtures: dict[str, Any] = {"harness": StudentCode(process, self.purposes)}
         if test.wants_record:
             fixtures["record"] = recorder
         process.begin(self.timeout, recorder.look,

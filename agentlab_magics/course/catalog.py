@@ -62,6 +62,14 @@ def harness_names() -> frozenset[str]:
     return frozenset(name for lab in labs().values() for name in lab.names)
 
 
+def purposes_for(lab_id: str) -> dict[str, str]:
+    """What each name a lab asks for is for, in a sentence: the lab's own names as it says, and
+    any other lab's name (its file may hold an earlier lab's) as that lab says."""
+    lab = find_lab(lab_id)
+    return {**{name: purpose for other in labs().values()
+               for name, purpose in other.purposes.items()}, **lab.purposes}
+
+
 def file_names(lab_id: str) -> frozenset[str]:
     """The names the lab's file holds: those its starter defines at the top level, and the
     gaps it asks the student to fill."""

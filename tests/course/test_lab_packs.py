@@ -57,6 +57,12 @@ def test_a_new_lab_is_found_checked_and_verified(pack):
         rf"{LAB}: (\d+) mutants, \1 killed, 0 equivalent, 0 survived \(\d+\.\d s\)\n", printed)
 
 
+def test_a_name_not_written_yet_is_said_with_what_lab_toml_says_it_is_for(pack):
+    outcome = run(LAB, "", source="x = 1\n").outcomes[0]
+    assert outcome.message == ("count_calls is not written yet: it counts the calls an "
+                               "assistant reply asks for."), outcome.message
+
+
 def test_a_new_labs_files_have_the_mode_an_editor_gives_them(pack):
     """Readable by the grader and a hub's other users as any file the author writes: the
     umask's mode, not a private one."""
