@@ -8,8 +8,9 @@ so their tests of the names its file still holds run with its own, under "Still 
 lesson N" (checking.runner), and never count towards its grade. A checkpoint rebuilds what
 lessons wrote and adds nothing of its own, so no later lab builds on it.
 
-The labs of course packs (course.packs) follow the built-in ones, found and read as that
-module says; a pack lab may build on any lab before it.
+Every lab is what its folder's lab.toml says (course.packs): the built-in ones, from the
+package's own folders (course/labs/<id>/), then the labs of course packs, found and read as
+that module says; a pack lab may build on any lab before it.
 
 The student package holds each lab's starter only, as a file `agentlab course build` wrote
 (course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
@@ -24,37 +25,10 @@ import re
 from functools import cache
 from pathlib import Path
 
-from agentlab_magics.course.bounded_labs import bounded_labs
+from agentlab_magics.course import packs
 from agentlab_magics.course.lab_folder import LabFolderProblem
-from agentlab_magics.course.lab_model import PURPOSES, Lab, UnknownLab
+from agentlab_magics.course.lab_model import Lab, UnknownLab
 from agentlab_magics.course.packs import pack_folders, pack_labs, stamp
-from agentlab_magics.course.writing_a_test import checkpoint_a_test
-
-# (id, lesson, title, the names the student writes). Each lesson's file holds what the
-# lessons before it wrote, with these names as gaps; checkpoint A's is lesson 6's, with the
-# loop's three names as gaps (agentlab_instructor.lab_files makes the files).
-LESSONS = [
-    ("lesson1", "1", "01 The conversation is a list", ["user_message", "text_of", "chat"]),
-    ("lesson2", "2", "02 Tool calls and results", ["tool_calls", "tool_specs"]),
-    ("lesson3", "3", "03 The loop", ["run_agent"]),
-    ("lesson4", "4", "04 One call in, one result out", ["str_arg", "int_arg", "run_tool"]),
-    ("lesson5", "5", "05 Failures and limits", ["error_message", "context_for_model",
-                                                "run_agent"]),
-    ("lesson6", "6", "06 The firehose", ["truncate_head", "truncate_tail", "make_read_tool",
-                                         "make_write_tool", "make_bash_tool"]),
-    ("checkpoint-a", "A", "Checkpoint A: the loop, from an empty gap",
-     ["error_message", "context_for_model", "run_agent"]),
-    ("lesson7", "7", "07 Show your work", ["emit", "run_agent"]),
-]
-
-
-def _harness_labs() -> list[Lab]:
-    return [Lab(id=lab_id, title=title, lesson=lesson, names=names,
-                purposes={name: PURPOSES[name] for name in names},
-                tests=f"agentlab_magics.course.labtests.{lab_id.replace('-', '_')}",
-                builds_on=[earlier[0] for earlier in LESSONS[:number]
-                           if not earlier[0].startswith("checkpoint")])
-            for number, (lab_id, lesson, title, names) in enumerate(LESSONS)]
 
 
 def harness_names() -> frozenset[str]:
@@ -94,11 +68,8 @@ def labs() -> dict[str, Lab]:
 
 @cache
 def built_in_labs() -> dict[str, Lab]:
-    """The labs of the built-in course, by id, in course order."""
-    harness = _harness_labs()
-    after = [lab.id for lab in harness].index("checkpoint-a") + 1  # its test lab follows it
-    return {lab.id: lab for lab in [*harness[:after], checkpoint_a_test(), *harness[after:],
-                                    *bounded_labs()]}
+    """The labs of the built-in course, by id, in course order (course.packs.built_in_labs)."""
+    return {lab.id: lab for lab in packs.built_in_labs()}
 
 
 @cache

@@ -285,6 +285,14 @@ def _at(path: Path, line: int | None) -> str:
     return f"{path}, line {line}" if line else str(path)
 
 
+def at_line(path: Path, text: str, value: str) -> str:
+    """`path` and the line of its `text` where the string `value` is written, as a sentence
+    about it opens."""
+    quoted = (f'"{value}"', f"'{value}'")
+    return _at(path, next((number for number, line in enumerate(text.splitlines(), 1)
+                           if any(mark in line for mark in quoted)), None))
+
+
 def _line_of(text: str, key: str) -> int | None:
     """The line of `text` where `key` is set, or its table begins; None when it is absent."""
     if not key:

@@ -68,25 +68,3 @@ class Lab:
             return lab_folder.marked(self.folder)
         return instructor_files(self.id, f"The source notebook cell of {self.id}").marked
 
-
-PURPOSES = {
-    "user_message": "wraps what the user typed as a message",
-    "text_of": "reads the words out of an assistant message",
-    "chat": "sends the whole conversation and keeps the reply",
-    "tool_calls": "lists the calls a reply asks for, in order",
-    "tool_specs": "tells the model about the tools, without their functions",
-    "str_arg": "reads a string argument, checked",
-    "int_arg": "reads an optional whole-number argument, checked",
-    "run_tool": "turns one call into exactly one result, whatever happens",
-    "error_message": "builds a failed reply, with the reason in its own field",
-    "context_for_model": "makes the request from the record, leaving out empty failed replies",
-    "run_agent": "runs the loop, turn after turn, until a reply asks for nothing more",
-    "emit": "tells the listener one event, and never lets a failing listener stop the run",
-    "truncate_head": "keeps the start of a text that fits the budget, whole lines only",
-    "truncate_tail": "keeps the end of a text that fits the budget, whole lines only",
-    "make_read_tool": "builds the read tool, with its budget and its notice",
-    "make_write_tool": "builds the write tool",
-    "make_bash_tool": "builds the bash tool, keeping the tail and the exit code",
-    "script": "returns the fake model's steps, one per model call",
-    "check": "asserts one thing about what the run left behind",
-}

@@ -2,7 +2,10 @@
 
 Packs are, in this order: the folders `$AGENTLAB_LABS` names (several, separated as PATH is),
 then the folder of each package an installed distribution declares in the entry point group
-ENTRY_POINTS. A folder that is itself a lab (it holds lab.toml) is a pack of that one lab.
+ENTRY_POINTS. A folder that is itself a lab (it holds lab.toml) is a pack of that one lab. A
+pack's labs come in the order its pack.toml lists under `labs`, then the rest by name. The
+built-in course's labs are read from the lab.toml of their folders in BUILT_IN, a pack of the
+package's own, in the same way (`lab_of`).
 Invariant: a pack's labs are read again whenever one of their files changes, so an author's
 edit shows at the next check, and reading them runs none of their code (`lab_folder`).
 """
@@ -22,6 +25,9 @@ from agentlab_magics.course.lab_model import Lab
 
 ENV = "AGENTLAB_LABS"
 ENTRY_POINTS = "agentlab_magics.labs"
+PACK_TOML = "pack.toml"  # a pack's own settings: the order of its labs
+BUILT_IN = Path(__file__).resolve().parent / "labs"
+"""The built-in course's lab folders: what of a built-in lab is kept as a pack lab keeps it."""
 
 
 def pack_folders() -> list[Path]:
@@ -48,18 +54,48 @@ def _installed_packs() -> tuple[Path, ...]:
 
 
 def lab_folders(pack: Path) -> list[Path]:
-    """The lab folders of a pack, by name; the pack itself when it is a lab."""
+    """The lab folders of a pack, those its pack.toml lists first, in its order, then the rest
+    by name; the pack itself when it is a lab."""
     if (pack / lab_folder.LAB_TOML).is_file():
         return [pack]
-    return sorted(child for child in pack.iterdir()
-                  if child.is_dir() and (child / lab_folder.LAB_TOML).is_file())
+    found = {child.name: child for child in sorted(pack.iterdir())
+             if child.is_dir() and (child / lab_folder.LAB_TOML).is_file()}
+    listed = _listed(pack, found)
+    return [found[name] for name in listed] + [folder for name, folder in found.items()
+                                               if name not in listed]
+
+
+def _listed(pack: Path, found: dict[str, Path]) -> list[str]:
+    """The labs pack.toml lists under `labs`, each a lab folder of the pack (else a
+    LabFolderProblem naming the file and line); none where there is no pack.toml."""
+    if not _order_file(pack):
+        return []
+    path = pack / PACK_TOML
+    text = lab_folder.read_text(path)
+    listed = lab_folder.load_toml(path, text).get("labs", [])
+    if not isinstance(listed, list) or not all(isinstance(name, str) for name in listed):
+        raise LabFolderProblem(f"{path}: labs must be a list of the pack's lab ids, in the "
+                               "order students take them.")
+    for name in listed:
+        if name not in found:
+            raise LabFolderProblem(f"{lab_folder.at_line(path, text, name)}: lists {name!r} "
+                                   f"under labs, but {pack} holds no lab folder of that name.")
+    return list(dict.fromkeys(listed))
 
 
 def stamp(folders: list[Path]) -> tuple:
-    """What changes when a file of a lab in `folders` changes: the labs' files and their times."""
+    """What changes when a file of a lab in the packs `folders`, or a pack's order, changes:
+    the files and their times."""
     return tuple((str(path), path.stat().st_mtime_ns) for pack in folders
-                 for folder in lab_folders(pack) for path in sorted(folder.iterdir())
-                 if path.is_file())
+                 for path in [*_order_file(pack), *(path for folder in lab_folders(pack)
+                                                   for path in sorted(folder.iterdir())
+                                                   if path.is_file())])
+
+
+def _order_file(pack: Path) -> list[Path]:
+    """The pack's pack.toml, where it has one."""
+    path = pack / PACK_TOML
+    return [path] if path.is_file() else []
 
 
 def read_lab(folder: Path) -> Lab:
@@ -71,12 +107,25 @@ def read_lab(folder: Path) -> Lab:
                                "starting with a letter (like retry-backoff).")
     spec = lab_folder.read_spec(folder)
     lab_folder.check_files(folder, list(spec.names))
+    return lab_of(lab_id, spec, f"agentlab_labs.{lab_id.replace('-', '_')}.tests", folder)
+
+
+def lab_of(lab_id: str, spec: lab_folder.LabSpec, tests: str, folder: Path | None) -> Lab:
+    """The lab lab.toml (`spec`) says, its tests in the module `tests`; `folder` holds its
+    files (None: a built-in lab's are the packages')."""
     return Lab(id=lab_id, title=spec.title, lesson=spec.lesson or lab_id, module=spec.module,
-               names=list(spec.names), purposes=dict(spec.names),
-               tests=f"agentlab_labs.{lab_id.replace('-', '_')}.tests",
+               names=list(spec.names), purposes=dict(spec.names), tests=tests,
                builds_on=list(spec.builds_on), fresh_per_test=spec.fresh_per_test,
                time_limit=spec.time_limit, folder=folder,
                groups=[group.model_dump() for group in spec.groups], files=list(spec.files))
+
+
+def built_in_labs() -> list[Lab]:
+    """The built-in course's labs, in its order, as the lab.toml of their folders says; their
+    tests are the package's (course/labtests/)."""
+    return [lab_of(folder.name, lab_folder.read_spec(folder),
+                   f"agentlab_magics.course.labtests.{folder.name.replace('-', '_')}", None)
+            for folder in lab_folders(BUILT_IN)]
 
 
 def pack_labs(folders: list[Path]) -> list[Lab]:

@@ -18,9 +18,7 @@ from pydantic import BaseModel, ValidationError
 from agentlab_magics.course.catalog import labs
 from agentlab_magics.course.lab_folder import QUESTIONS as QUESTIONS_FILE
 from agentlab_magics.course.lab_folder import LabFolderProblem, load_toml, read_text
-
-BUILT_IN = Path(__file__).resolve().parent / "labs"
-"""The built-in labs' folders, by id: what of a built-in lab is kept as a pack lab keeps it."""
+from agentlab_magics.course.packs import BUILT_IN
 
 
 class Option(BaseModel):

@@ -301,3 +301,28 @@ def test_percent_check_says_a_broken_pack_in_a_sentence(pack, monkeypatch, tmp_p
     finally:
         InteractiveShell.clear_instance()
     assert result.success and "tests.py: missing: a lab folder holds" in out.getvalue()
+
+
+def test_a_pack_toml_orders_the_packs_labs_and_names_a_folder_it_lacks(pack):
+    assert command("lab", "new", "add-one", "--in", str(pack))[0] == 0
+    assert list(labs())[-2:] == ["add-one", LAB]  # by name
+    (pack / "pack.toml").write_text(f'labs = ["{LAB}", "add-one"]\n', encoding="utf-8")
+    assert list(labs())[-2:] == [LAB, "add-one"]  # as listed, read again once it changed
+    (pack / "pack.toml").write_text(f'labs = [\n  "{LAB}",\n  "add-two",\n]\n',
+                                    encoding="utf-8")
+    code, printed, said = command("check", LAB, "--harness", str(pack / "nothing.py"))
+    assert (code, printed) == (2, "")
+    assert said == (f"agentlab: {pack / 'pack.toml'}, line 3: lists 'add-two' under labs, but "
+                    f"{pack} holds no lab folder of that name.\n"), said
+
+
+def test_the_built_in_course_is_read_from_its_folders_in_the_order_its_pack_toml_gives():
+    from agentlab_magics.course.catalog import built_in_labs
+    from agentlab_magics.course.packs import BUILT_IN, lab_folders
+
+    assert [folder.name for folder in lab_folders(BUILT_IN)] == list(built_in_labs()) == [
+        "lesson1", "lesson2", "lesson3", "lesson4", "lesson5", "lesson6", "checkpoint-a",
+        "checkpoint-a-test", "lesson7", "ch03-a", "ch03-a-transfer", "ch03-b"]
+    lesson7 = built_in_labs()["lesson7"]
+    assert lesson7.names == ["emit", "run_agent"] and lesson7.builds_on[-1] == "lesson6"
+    assert built_in_labs()["checkpoint-a-test"].fresh_per_test

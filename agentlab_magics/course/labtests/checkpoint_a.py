@@ -6,7 +6,7 @@ same ruler measures the rebuild as measured the build. The tests those lessons h
 held back here too, by the instructor's checkpoint_a module of held-back tests.
 """
 
-from agentlab_magics.course.lab_model import PURPOSES
+from agentlab_magics.course.catalog import find_lab
 from agentlab_magics.course.labtests import lesson3, lesson4, lesson5
 from agentlab_magics.course.labtests.kit import plain
 from agentlab_magics.lab.rules import a_type
@@ -30,7 +30,7 @@ def test_the_three_names_are_written(harness):
     so."""
     missing = harness.missing(list(REBUILT))
     assert not missing, "Still missing: " + "; ".join(
-        f"{name}, which {PURPOSES[name]}" for name in missing) + "."
+        f"{name}, which {find_lab('checkpoint-a').purposes[name]}" for name in missing) + "."
     # written as functions that make plain data: a message and a list (a value that only
     # claims to be one, equal to everything, is not)
     for call, value, kind in (
