@@ -163,8 +163,9 @@ def _course_parser(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--check", action="store_true",
                        help="write nothing; exit 1 naming the files that are out of date")
     build.add_argument("--starters", type=Path, metavar="DIR",
-                       help="where the starters go (default: the student package's own "
-                            "agentlab_magics/course/starters)")
+                       help="the built-in labs' folders their starters and reference runs go "
+                            "into (default: the student package's own "
+                            "agentlab_magics/course/labs)")
     publish = course_commands.add_parser(
         "publish-solution", help="write a lab's reference into the folder of published "
                                  "solutions that students' $AGENTLAB_SOLUTIONS names")
@@ -502,11 +503,11 @@ def _course_init(args: argparse.Namespace) -> int:
 def _course_build(args: argparse.Namespace) -> int:
     """The starters first, then the notebooks (a demonstration cell may show a starter)."""
     from agentlab_magics.course.instructor import instructor_module
-    from agentlab_magics.course.starter_files import FOLDER
+    from agentlab_magics.course.starter_files import BUILT_IN
     from agentlab_magics.making import notebooks, shipped
     from agentlab_magics.term.course_folder import require_course
 
-    starters = args.starters or FOLDER
+    starters = args.starters or BUILT_IN
     instructor_module("lab_files", "`agentlab course build`")
     if args.check:
         return _course_check(args.course, starters)

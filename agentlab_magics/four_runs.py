@@ -7,18 +7,16 @@ on any machine, with no instructor package.
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from collections.abc import Callable
 
-from agentlab_magics.course.starter_files import PACKAGE, RECORDING
+from agentlab_magics.course.starter_files import BUILT_IN, RECORDING
 
 
 def show(print_line: Callable[[str], object] = print) -> dict[str, list]:
     """Print what the four runs did and how each record was judged, and return the records,
     as the reference harness made them."""
-    text = importlib.resources.files(PACKAGE).joinpath(RECORDING).read_text(encoding="utf-8")
-    recording = json.loads(text)
+    recording = json.loads((BUILT_IN / RECORDING).read_text(encoding="utf-8"))
     for line in recording["lines"]:
         print_line(line)
     return recording["records"]

@@ -21,7 +21,7 @@ DOCS = REPO / "docs" / "architecture.md"
 ROW = re.compile(r"^(\S.*?)\s+─{2,}")
 # files that are data for other programs, never imported: the student's starters, and the
 # configuration files nbgrader and JupyterHub run
-NOT_MODULES = ("course/starters/", "term/template/", "hub/template/")
+NOT_MODULES = ("course/labs/", "term/template/", "hub/template/")
 
 
 def layers() -> list[list[str]]:

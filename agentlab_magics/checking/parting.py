@@ -2,13 +2,13 @@
 reference sent in the same test, turn by turn (a turn is one model call).
 
 A lab's tests are run against its reference, through the same judge, keeping of each test that
-called a lab model the shapes of the requests it sent (`runs_of`). For the built-in labs
-`agentlab course build` keeps them (making/reference_runs.py): the visible tests' as
-REFERENCE_RUNS in the student package (data only, no reference code), the held-back tests' as
-REFERENCE_RUNS in the instructor's held-back package, which a student's install never holds. A
-pack lab's student copy holds its visible tests' as REFERENCE_RUNS in its folder (`copy_runs`,
-written by `agentlab lab ship`); where its reference is at hand they are made when first asked
-for (checking.runner.reference_runs_of). A check sets each failing visible test's run beside the
+called a lab model the shapes of the requests it sent (`runs_of`). A lab's student copy holds
+its visible tests' as REFERENCE_RUNS in its folder (`copy_runs`; data only, no reference code):
+a built-in lab's in the student package, written by `agentlab course build`, a pack lab's
+written by `agentlab lab ship`. The built-in labs' held-back tests' are REFERENCE_RUNS in the
+instructor's held-back package (`held_back_runs`), which a student's install never holds. Where
+a pack lab's reference is at hand they are made when first asked for
+(checking.runner.reference_runs_of). A check sets each failing visible test's run beside the
 reference's (`parting`), from the first turn where the two differ, and the cause's one drawing
 shows it; a failing held-back test says only the parting's sentence (`summary`), in its message.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 from agentlab_magics.checking.report import SentRequest, TestOutcome
 from agentlab_magics.course.heldback import held_back_package
-from agentlab_magics.course.starter_files import PACKAGE, REFERENCE_RUNS
+from agentlab_magics.course.lab_folder import REFERENCE_RUNS
 
 ROWS = 6  # turns a parting shows, from the first where the runs part
 
@@ -105,9 +105,10 @@ def copy_runs(folder: Path) -> dict[str, Any]:
 
 
 @functools.cache
-def shipped_runs(held_back: bool) -> dict[str, Any]:
-    """Every reference run the package keeps (module docstring), by test name."""
-    package = held_back_package() if held_back else PACKAGE
+def held_back_runs() -> dict[str, Any]:
+    """The reference runs of the built-in labs' held-back tests, by test name, as the
+    instructor's held-back package keeps them (none where it is not installed)."""
+    package = held_back_package()
     if package is None:
         return {}
     try:

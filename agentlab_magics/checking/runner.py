@@ -48,10 +48,10 @@ from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests
 from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.parting import (
     copy_runs,
+    held_back_runs,
     parting,
     runs_of,
     runs_text,
-    shipped_runs,
 )
 from agentlab_magics.checking.process import StudentProcess
 from agentlab_magics.checking.protocol.caps import MEMORY_CAP, OUTPUT_CAP
@@ -67,6 +67,7 @@ from agentlab_magics.course.lab_folder import is_students_copy
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.course.packs import stamp
+from agentlab_magics.course.starter_files import BUILT_IN
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -209,7 +210,7 @@ def reference_runs_of(lab: Lab, held_back: bool) -> dict[str, Any]:
     packages keep them, a pack lab's student copy's as its folder holds them, and an authored
     pack lab's made from its reference when first asked for, again once a file of it changed."""
     if lab.folder is None:
-        return shipped_runs(held_back)
+        return held_back_runs() if held_back else copy_runs(BUILT_IN / lab.id)
     if is_students_copy(lab.folder):
         return {} if held_back else copy_runs(lab.folder)
     key = (lab.id, str(lab.folder), stamp([lab.folder]), held_back)

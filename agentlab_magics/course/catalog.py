@@ -13,7 +13,7 @@ package's own folders (course/labs/<id>/), then the labs of course packs, found 
 that module says; a pack lab may build on any lab before it.
 
 The student package holds each lab's starter only, as a file `agentlab course build` wrote
-(course/starters/<lab>.py). The reference and the marked file are the instructor's: reading
+(course/labs/<lab>/starter.py). The reference and the marked file are the instructor's: reading
 them imports the instructor package (agentlab_instructor) then and there, and where it is not
 installed they are InstructorPackageMissing. Nothing here imports it when it is imported.
 """

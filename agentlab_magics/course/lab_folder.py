@@ -38,12 +38,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentlab_magics.course.starter_files import REFERENCE_RUNS
 from agentlab_magics.problems import UsageProblem
 
 LAB_TOML, REFERENCE, TESTS, HELD_BACK = "lab.toml", "reference.py", "tests.py", "heldback.py"
 QUESTIONS, NOTEBOOK, EQUIVALENTS = "questions.toml", "notebook.md", "equivalents.toml"
 STARTER = "starter.py"  # a student's copy's starter, in place of the reference
+REFERENCE_RUNS = "reference-runs.json"  # a student's copy's runs of the reference
 SHIPPED = (LAB_TOML, TESTS, QUESTIONS, NOTEBOOK)  # what a student's copy takes as it is
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's solution markers
 STUB = ("# YOUR CODE HERE", "pass")  # what nbgrader releases in a region's place (the course's)

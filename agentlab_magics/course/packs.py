@@ -22,12 +22,11 @@ from pathlib import Path
 from agentlab_magics.course import lab_folder
 from agentlab_magics.course.lab_folder import LAB_ID, LabFolderProblem
 from agentlab_magics.course.lab_model import Lab
+from agentlab_magics.course.starter_files import BUILT_IN
 
 ENV = "AGENTLAB_LABS"
 ENTRY_POINTS = "agentlab_magics.labs"
 PACK_TOML = "pack.toml"  # a pack's own settings: the order of its labs
-BUILT_IN = Path(__file__).resolve().parent / "labs"
-"""The built-in course's lab folders: what of a built-in lab is kept as a pack lab keeps it."""
 
 
 def pack_folders() -> list[Path]:

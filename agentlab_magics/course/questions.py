@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from agentlab_magics.course.catalog import labs
 from agentlab_magics.course.lab_folder import QUESTIONS as QUESTIONS_FILE
 from agentlab_magics.course.lab_folder import LabFolderProblem, load_toml, read_text
-from agentlab_magics.course.packs import BUILT_IN
+from agentlab_magics.course.starter_files import BUILT_IN
 
 
 class Option(BaseModel):

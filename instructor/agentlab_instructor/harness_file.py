@@ -4,7 +4,7 @@ A piece is one top-level definition (with the comment lines right above it) take
 the reference harness or from an early version of a name. A lesson file is its pieces in
 the harness's region order; a starter is the same file with the lab's names left as gaps.
 Only the instructor's side runs this: students get the starters as files `agentlab course
-build` wrote (agentlab_magics/course/starters/).
+build` wrote (agentlab_magics/course/labs/<lab>/starter.py).
 """
 
 from __future__ import annotations

@@ -6,15 +6,17 @@ sentence."""
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 import re
 
-from agentlab_magics.checking.parting import parting, shipped_runs, turns
+import pytest
+
+from agentlab_magics.checking.parting import copy_runs, held_back_runs, parting, turns
 from agentlab_magics.checking.report import CheckReport, SentRequest, TestOutcome
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.starter_files import PACKAGE, REFERENCE_RUNS
+from agentlab_magics.course.catalog import built_in_labs
+from agentlab_magics.course.starter_files import BUILT_IN
 from agentlab_magics.widgets.report_view import ReportView
 
 REFERENCE = {"sent": 3, "shapes": ["U", "U A[c1] R(c1)", "U A[c1] R(c1) A[c2] R(c2)"]}
@@ -60,13 +62,15 @@ def test_runs_that_agree_on_every_kept_turn_never_part():
     assert turns(["b", "c"], 5) == {4: "b", 5: "c"}
 
 
-def test_the_package_ships_the_reference_runs_of_visible_tests_only_as_small_shape_data():
-    text = importlib.resources.files(PACKAGE).joinpath(REFERENCE_RUNS).read_text("utf-8")
-    runs = json.loads(text)
-    visible = {test.name for lab_id in labs() for test in lab_tests(find_lab(lab_id))}
-    held_back = {test.name for lab_id in labs()
-                 for test in lab_tests(find_lab(lab_id), held_back=True)} - visible
-    assert runs and set(runs) <= visible and not set(runs) & held_back
+@pytest.mark.parametrize("lab_id", list(built_in_labs()))
+def test_the_package_ships_the_reference_runs_of_visible_tests_only_as_small_shape_data(lab_id):
+    text = (BUILT_IN / lab_id / "reference-runs.json").read_text(encoding="utf-8")
+    runs = copy_runs(BUILT_IN / lab_id)
+    assert runs == json.loads(text)
+    visible = {test.name for test in lab_tests(find_lab(lab_id))}
+    held_back = {test.name for test in lab_tests(find_lab(lab_id), held_back=True)} - visible
+    assert set(runs) <= visible and not set(runs) & held_back
+    assert runs or lab_id in ("checkpoint-a-test", "ch03-a", "ch03-a-transfer", "ch03-b")
     assert all(set(run) == {"sent", "shapes"} and len(run["shapes"]) <= run["sent"]
                for run in runs.values())
     assert len(text.encode()) < 12_000 and "def " not in text
@@ -86,7 +90,7 @@ def test_the_static_report_draws_the_parting_once_escaped():
 
 
 def test_the_instructor_package_holds_the_held_back_tests_reference_runs_and_only_those():
-    runs = shipped_runs(held_back=True)
+    runs = held_back_runs()
     held_back = {test.name for lab_id in labs() for test in
                  lab_tests(find_lab(lab_id), held_back=True) if test.held_back}
     assert runs and set(runs) <= held_back
@@ -100,7 +104,7 @@ def test_a_failing_held_back_test_says_where_it_parts_in_a_sentence_and_draws_no
     report = run("lesson3", "", source=no_return, held_back=True, timeout=5)
     held_back = {test.name for test in lab_tests(lab, held_back=True) if test.held_back}
     parted = [o for o in report.outcomes if not o.passed and o.name in held_back
-              and shipped_runs(True).get(o.name)]
+              and held_back_runs().get(o.name)]
     assert parted, "no held-back test of lesson 3 that calls a model failed"
     for outcome in parted:
         assert outcome.parting is None

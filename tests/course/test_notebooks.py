@@ -79,7 +79,7 @@ def test_course_build_writes_the_notebooks_and_check_says_when_they_are_stale(tm
     assert main(["course", "build", *where, "--check"]) == 1
     out = capsys.readouterr().out
     assert f"Out of date in {tmp_path}: lesson1" in out
-    assert f"Out of date in {tmp_path / 'starters'}: lesson1.py" in out
+    assert f"Out of date in {tmp_path / 'starters'}: lesson1/starter.py" in out
     assert main(["course", "build", *where]) == 2  # no course here yet
     assert f"start one with `agentlab course init {tmp_path}`" in capsys.readouterr().err
     (tmp_path / CONFIG).write_text(config_text())

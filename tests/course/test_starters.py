@@ -8,39 +8,43 @@ import pytest
 from agentlab_instructor.lab_files import lab_files
 from agentlab_magics import four_runs
 from agentlab_magics.course import find_lab, labs
-from agentlab_magics.course.starter_files import FOLDER, RECORDING, REFERENCE_RUNS, read_starter
+from agentlab_magics.course.catalog import built_in_labs
+from agentlab_magics.course.starter_files import BUILT_IN, RECORDING, read_starter
 from agentlab_magics.making.four_runs_recording import play
 from agentlab_magics.making.shipped import build, stale
 
 
 def test_the_committed_starters_are_made_from_the_reference():
     assert stale() == [], ("these starters are stale: run `agentlab course build` and commit "
-                           "agentlab_magics/course/starters")
+                           "agentlab_magics/course/labs")
 
 
 @pytest.mark.parametrize("lab_id", list(labs()))
 def test_a_labs_starter_is_the_package_file_and_the_instructors_starter(lab_id):
     lab = find_lab(lab_id)
-    assert lab.starter == (FOLDER / f"{lab_id}.py").read_text(encoding="utf-8")
+    assert lab.starter == (BUILT_IN / lab_id / "starter.py").read_text(encoding="utf-8")
     assert lab.starter == lab_files(lab_id).starter
     for name in lab.names:  # a gap, or (a one-function lab) the function to finish
         assert f"{name}(" in lab.starter
 
 
 def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_path: Path):
-    generated = [f"{lab_id}.py" for lab_id in labs()] + [RECORDING, REFERENCE_RUNS]
+    generated = [f"{lab_id}/{name}" for lab_id in built_in_labs()
+                  for name in ("starter.py", "reference-runs.json")] + [RECORDING]
     assert stale(tmp_path) == generated
     written = build(tmp_path)
-    assert sorted(path.name for path in written) == sorted(generated)
+    assert sorted(str(path.relative_to(tmp_path)) for path in written) == sorted(generated)
     assert stale(tmp_path) == []
-    (tmp_path / "lesson3.py").write_text("# edited by hand\n", encoding="utf-8")
-    (tmp_path / "lesson9.py").write_text("", encoding="utf-8")
-    (tmp_path / REFERENCE_RUNS).write_text("{}\n", encoding="utf-8")
-    (tmp_path / "__init__.py").write_text("", encoding="utf-8")
-    assert stale(tmp_path) == ["lesson3.py", REFERENCE_RUNS, "lesson9.py"]
+    (tmp_path / "lesson3" / "starter.py").write_text("# edited by hand\n", encoding="utf-8")
+    (tmp_path / "lesson9").mkdir()
+    (tmp_path / "lesson9" / "starter.py").write_text("", encoding="utf-8")
+    (tmp_path / "lesson7" / "reference-runs.json").write_text("{}\n", encoding="utf-8")
+    (tmp_path / "lesson3" / "lab.toml").write_text("", encoding="utf-8")
+    assert stale(tmp_path) == ["lesson3/starter.py", "lesson7/reference-runs.json",
+                               "lesson9/starter.py"]
     build(tmp_path)
-    assert stale(tmp_path) == [] and not (tmp_path / "lesson9.py").exists()
-    assert (tmp_path / "__init__.py").exists()
+    assert stale(tmp_path) == [] and not (tmp_path / "lesson9" / "starter.py").exists()
+    assert (tmp_path / "lesson3" / "lab.toml").exists()  # not a generated file
 
 
 def test_a_missing_starter_says_to_build():

@@ -32,7 +32,17 @@ from agentlab_magics.course import labs
 from agentlab_magics.making import student_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTERS = "agentlab_magics/course/starters/"
+LABS = "agentlab_magics/course/labs/"  # each built-in lab's folder: its starter is starter.py
+
+
+def starter_path(lab_id: str) -> str:
+    return f"{LABS}{lab_id}/starter.py"
+
+
+def is_starter(path: str) -> bool:
+    return path.startswith(LABS) and path.endswith("/starter.py")
+
+
 # Solutions the package gives anyway: a user message is the dict lesson 1's text shows and
 # the teaching runtime's `lab.user` builds.
 GIVEN = {("lesson1", "user_message")}
@@ -112,7 +122,7 @@ def test_the_wheel_holds_no_part_of_the_instructor_package(files):
 
 @pytest.mark.parametrize("lab_id", list(labs()))
 def test_every_starter_is_in_the_wheel_as_released(files, lab_id):
-    assert files[f"{STARTERS}{lab_id}.py"] == all_lab_files()[lab_id].starter
+    assert files[starter_path(lab_id)] == all_lab_files()[lab_id].starter
 
 
 LOOKED_FOR = [key for key in solutions() if key not in GIVEN]
@@ -123,14 +133,14 @@ LOOKED_FOR = [key for key in solutions() if key not in GIVEN]
 def test_no_file_but_a_starter_holds_a_solution(files, lab_id, name):
     code = solutions()[lab_id, name]
     assert not [path for path, text in files.items()
-                if not path.startswith(STARTERS) and holds(text, code)]
+                if not is_starter(path) and holds(text, code)]
 
 
 @pytest.mark.parametrize("lab_id", list(labs()))
 def test_a_starter_holds_no_solution_but_of_the_labs_before_it(files, lab_id):
     order, every = list(labs()), solutions()
     earlier = {code for (lab, _), code in every.items() if order.index(lab) < order.index(lab_id)}
-    starter = files[f"{STARTERS}{lab_id}.py"]
+    starter = files[starter_path(lab_id)]
     own = [name for (lab, name), code in every.items() if lab == lab_id and holds(starter, code)]
     ahead = [f"{lab}:{name}" for (lab, name), code in every.items()
              if holds(starter, code) and code not in earlier]
@@ -173,7 +183,7 @@ print(sorted(name for name in sys.modules if name.startswith("agentlab_instructo
 
 def test_a_student_gets_the_starter_and_a_sentence_for_the_rest(student, files):
     starter = student("-m", "agentlab_magics", "starter", "lesson3")
-    assert (starter.returncode, starter.stdout) == (0, files[f"{STARTERS}lesson3.py"])
+    assert (starter.returncode, starter.stdout) == (0, files[starter_path("lesson3")])
     demo = student("-m", "agentlab_magics", "demo")  # the recording the student package holds
     assert demo.returncode == 0 and "a typo    : 3 model call(s)" in demo.stdout, demo.stderr
     for args, sentence in [(("solution", "lesson3"), "There is no solution to lesson3 here"),

@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from agentlab_magics import lab
 from agentlab_magics.checking.runner import run
 from agentlab_magics.course import find_lab
-from agentlab_magics.course.starter_files import FOLDER, RECORDING
+from agentlab_magics.course.starter_files import BUILT_IN, RECORDING
 from agentlab_magics.lab.runs import Run, TraceProblem
 from agentlab_magics.widgets.transcript_data import Judgement
 from tests.two_runs import THEIRS, YOURS
@@ -149,7 +149,7 @@ def test_what_is_no_trace_is_one_sentence_naming_the_formats(tmp_path):
 def course_runs() -> dict[str, list]:
     """Runs of the course: the seed's two runs, the four runs students watch, and the record
     of every test of the lessons' references that kept one."""
-    recording = json.loads((FOLDER / RECORDING).read_text(encoding="utf-8"))
+    recording = json.loads((BUILT_IN / RECORDING).read_text(encoding="utf-8"))
     runs = {"theirs": THEIRS, "yours": YOURS, **recording["records"]}
     for lab_id in ("lesson3", "lesson5", "lesson6", "lesson7", "checkpoint-a"):
         report = run(lab_id, "", source=find_lab(lab_id).reference)
