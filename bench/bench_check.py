@@ -229,12 +229,10 @@ def main(repeats: int = 15) -> None:
 
 
 def cold(repeats: int = 10) -> None:
-    from agentlab_magics.course.starter_files import read_starter
-
     agentlab = str(Path(sys.executable).with_name("agentlab"))
     with tempfile.TemporaryDirectory() as folder:
         harness = Path(folder, "harness.py")
-        harness.write_text(read_starter("lesson1"))
+        harness.write_text(find_lab("lesson1").starter)
         commands = {"agentlab check": [agentlab, "check", "lesson1", "--harness", str(harness)],
                     "python -c pass": [sys.executable, "-c", "pass"],
                     "a Pydantic model": [sys.executable, "-c", PYDANTIC_FLOOR]}

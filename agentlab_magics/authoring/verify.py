@@ -95,7 +95,7 @@ def verify(lab_id: str) -> Verification:
 def equivalents(lab_id: str) -> dict[str, str]:
     """The lab's equivalent mutants, by edit, with the reason no test can tell each apart."""
     lab = find_lab(lab_id)
-    if lab.folder is not None:
+    if not lab.built_in:
         path = lab.folder / EQUIVALENTS
         if not path.is_file():
             return {}
@@ -118,7 +118,7 @@ def _problems(lab: Lab) -> list[str]:
                         "nothing to write")
     problems += [f"{test.name} has no docstring: its first paragraph is the sentence a student "
                  "reads" for test in lab_tests(lab, held_back=True) if test.sentence == test.name]
-    if lab.folder is not None:
+    if not lab.built_in:
         problems += _notebook_problems(lab)
     return problems
 

@@ -67,7 +67,6 @@ from agentlab_magics.course.lab_folder import is_students_copy
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.course.packs import stamp
-from agentlab_magics.course.starter_files import BUILT_IN
 from agentlab_magics.lab.caps import (
     RECORD_CAP,
     CapReached,
@@ -209,10 +208,10 @@ def reference_runs_of(lab: Lab, held_back: bool) -> dict[str, Any]:
     ones) that called a lab model, by test name (checking.parting): a built-in lab's as the
     packages keep them, a pack lab's student copy's as its folder holds them, and an authored
     pack lab's made from its reference when first asked for, again once a file of it changed."""
-    if lab.folder is None:
-        return held_back_runs() if held_back else copy_runs(BUILT_IN / lab.id)
     if is_students_copy(lab.folder):
-        return {} if held_back else copy_runs(lab.folder)
+        if held_back:
+            return held_back_runs() if lab.built_in else {}
+        return copy_runs(lab.folder)
     key = (lab.id, str(lab.folder), stamp([lab.folder]), held_back)
     if key not in _made_runs:
         _made_runs[key] = {}  # asked again while they are made (the reference fails): none

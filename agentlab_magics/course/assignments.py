@@ -484,7 +484,7 @@ print(attempt(always_down, max_attempts=10, call_cost=2, budget=6)["events"])"""
 def assignments() -> list[Assignment]:
     """Every assignment: the built-in course's, then one per lab of the course packs."""
     return [*ASSIGNMENTS, *(pack_assignment(lab) for lab in labs().values()
-                            if lab.folder is not None)]
+                            if not lab.built_in)]
 
 
 def pack_assignment(lab: Lab) -> Assignment:
@@ -493,7 +493,6 @@ def pack_assignment(lab: Lab) -> Assignment:
     the first, all the text since the block before) is a demonstration, the text before
     them the introduction, and the text after the last block goes above the lab's cell.
     Graded by lab.toml's groups (one group of every test when it names none)."""
-    assert lab.folder is not None
     path = lab.folder / NOTEBOOK
     written = path.read_text(encoding="utf-8") if path.is_file() else ""
     title, _, body = written.partition("\n") if written.startswith("# ") else ("", "", written)

@@ -1,12 +1,11 @@
 """Where a lab's tests live, visible and held back.
 
-A built-in lab's visible tests are the module its `tests` names; its held-back tests are the
-instructor package's module `heldback.<module>` (for `agentlab_magics.course.labtests.<module>`),
-and nothing in the student package marks or names them. A pack lab's are its folder's tests.py
-and heldback.py (course.lab_folder), imported under the names `<lab.tests>` and
-`<lab.tests>`'s sibling `heldback`. On a student's machine the instructor package is not
-installed and a student's copy of a pack holds no heldback.py, and a lab simply has no
-held-back tests there. Only the judge imports them (checking.runner): no process that runs a
+A lab's visible tests are its folder's tests.py, imported as `agentlab_labs.<lab>.tests`
+(`lab.tests`). A pack lab's held-back tests are its folder's heldback.py, imported as its
+sibling `heldback`; a built-in lab's are the instructor package's module `heldback.<lab>`, and
+nothing in the student package marks or names them. On a student's machine the instructor
+package is not installed and a student's copy of a pack holds no heldback.py, and a lab simply
+has no held-back tests there. Only the judge imports them (checking.runner): no process that runs a
 student's code ever does.
 """
 
@@ -41,21 +40,19 @@ def is_held_back(test: Any) -> bool:
 
 def visible_module(lab: Lab) -> types.ModuleType:
     """The lab's visible tests module."""
-    if lab.folder is not None:
-        return tests_module(lab.folder / TESTS, lab.tests)
-    return importlib.import_module(lab.tests)
+    return tests_module(lab.folder / TESTS, lab.tests)
 
 
 def held_back_module(lab: Lab) -> types.ModuleType | None:
     """The lab's held-back tests module, or None where there is none here."""
-    if lab.folder is not None:
+    if not lab.built_in:
         path = lab.folder / HELD_BACK
         name = f"{lab.tests.rpartition('.')[0]}.{PACK_HELD_BACK}"
         return tests_module(path, name) if path.is_file() else None
     package = held_back_package()
     if package is None:
         return None
-    name = f"{package}.{lab.tests.rpartition('.')[2]}"
+    name = f"{package}.{lab.id.replace('-', '_')}"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:

@@ -26,6 +26,7 @@ The tests' modules are imported only when a judge asks (`tests_module`).
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import importlib.util
 import re
 import shutil
@@ -38,6 +39,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import agentlab_labs  # noqa: F401  (the package a lab's tests are modules of, and its finder)
 from agentlab_magics.problems import UsageProblem
 
 LAB_TOML, REFERENCE, TESTS, HELD_BACK = "lab.toml", "reference.py", "tests.py", "heldback.py"
@@ -250,17 +252,32 @@ def reference_of(marked: str) -> str:
     return "\n".join(kept) + "\n"
 
 
+class _Stamped(importlib.machinery.SourceFileLoader):
+    """Loads a lab's module of tests, noting the file's time as it was read."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__agentlab_stamp__ = Path(self.path).stat().st_mtime_ns  # type: ignore[attr-defined]
+        super().exec_module(module)
+
+
+def module_spec(path: Path, name: str) -> importlib.machinery.ModuleSpec:
+    """How the module of tests at `path` is imported as `name` (agentlab_labs finds it so)."""
+    spec = importlib.util.spec_from_file_location(name, path, loader=_Stamped(name, str(path)))
+    assert spec is not None
+    return spec
+
+
 def tests_module(path: Path, name: str) -> types.ModuleType:
-    """The module of tests at `path`, imported as `name` (again when the file changed since):
-    an error while importing it is a LabFolderProblem naming the file and line."""
+    """The module of tests at `path`, imported as `name` (again when the file changed since it
+    was, however it was): an error while importing it is a LabFolderProblem naming the file and
+    line."""
     stamp = path.stat().st_mtime_ns
     held = sys.modules.get(name)
     if held is not None and getattr(held, "__agentlab_stamp__", None) == stamp:
         return held
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
+    spec = module_spec(path, name)
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    module.__agentlab_stamp__ = stamp  # type: ignore[attr-defined]
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)

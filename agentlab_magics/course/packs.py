@@ -109,9 +109,8 @@ def read_lab(folder: Path) -> Lab:
     return lab_of(lab_id, spec, f"agentlab_labs.{lab_id.replace('-', '_')}.tests", folder)
 
 
-def lab_of(lab_id: str, spec: lab_folder.LabSpec, tests: str, folder: Path | None) -> Lab:
-    """The lab lab.toml (`spec`) says, its tests in the module `tests`; `folder` holds its
-    files (None: a built-in lab's are the packages')."""
+def lab_of(lab_id: str, spec: lab_folder.LabSpec, tests: str, folder: Path) -> Lab:
+    """The lab lab.toml (`spec`) says, its tests in the module `tests`, its files in `folder`."""
     return Lab(id=lab_id, title=spec.title, lesson=spec.lesson or lab_id, module=spec.module,
                names=list(spec.names), purposes=dict(spec.names), tests=tests,
                builds_on=list(spec.builds_on), fresh_per_test=spec.fresh_per_test,
@@ -120,11 +119,9 @@ def lab_of(lab_id: str, spec: lab_folder.LabSpec, tests: str, folder: Path | Non
 
 
 def built_in_labs() -> list[Lab]:
-    """The built-in course's labs, in its order, as the lab.toml of their folders says; their
-    tests are the package's (course/labtests/)."""
-    return [lab_of(folder.name, lab_folder.read_spec(folder),
-                   f"agentlab_magics.course.labtests.{folder.name.replace('-', '_')}", None)
-            for folder in lab_folders(BUILT_IN)]
+    """The built-in course's labs, in its order: the student copies in BUILT_IN, read as any
+    pack's labs are."""
+    return [read_lab(folder) for folder in lab_folders(BUILT_IN)]
 
 
 def pack_labs(folders: list[Path]) -> list[Lab]:
@@ -157,4 +154,4 @@ def ship_labs(labs: list[Lab], target: Path, runs: Callable[[Lab], str]) -> list
     students to put on $AGENTLAB_LABS), with the reference's runs `runs` gives it; returns
     the copies' folders."""
     return [lab_folder.ship(lab.folder, target, runs(lab)) for lab in labs
-            if lab.folder is not None]
+            if not lab.built_in]

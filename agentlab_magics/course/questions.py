@@ -18,7 +18,6 @@ from pydantic import BaseModel, ValidationError
 from agentlab_magics.course.catalog import labs
 from agentlab_magics.course.lab_folder import QUESTIONS as QUESTIONS_FILE
 from agentlab_magics.course.lab_folder import LabFolderProblem, load_toml, read_text
-from agentlab_magics.course.starter_files import BUILT_IN
 
 
 class Option(BaseModel):
@@ -85,13 +84,12 @@ def letter_today(question_id: str, answer: str) -> str:
 
 
 def questions_for(lab_id: str) -> list[Question]:
-    """The lab's questions, from the questions.toml of its folder: a pack lab's own, a built-in
-    lab's in BUILT_IN (none where there is no such file)."""
+    """The lab's questions, from the questions.toml of its folder (none where there is no such
+    file)."""
     lab = labs().get(lab_id)
     if lab is None:
         return []
-    folder = lab.folder if lab.folder is not None else BUILT_IN / lab.id
-    return pack_questions(lab.id, folder / QUESTIONS_FILE)
+    return pack_questions(lab.id, lab.folder / QUESTIONS_FILE)
 
 
 def pack_questions(lab_id: str, path: Path) -> list[Question]:

@@ -19,12 +19,3 @@ BUILT_IN = Path(__file__).resolve().parent / "labs"
 RECORDING = "demo-recording.json"  # what the four runs printed and the records they left
 GENERATED = (STARTER, REFERENCE_RUNS)  # the files of a built-in lab's folder that are made
 
-
-def read_starter(lab_id: str) -> str:
-    """The starter of the lab with the canonical id `lab_id`, as the student package holds it."""
-    path = BUILT_IN / lab_id / STARTER
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"The starter of {lab_id} is missing from the package "
-                                f"({path}): run `agentlab course build`.") from None

@@ -364,13 +364,17 @@ def dies_with_parent() -> list[str]:
 @cache
 def readable() -> list[str]:
     """The folders of the interpreter a run may read, besides the system's: its prefixes,
-    its packages and the agentlab_magics package (outside /usr; only the outermost)."""
+    its packages, the agentlab_magics package and agentlab_labs beside it (outside /usr; only
+    the outermost)."""
     import site
     import sysconfig
 
+    import agentlab_labs
+
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
              *site.getsitepackages(), sysconfig.get_paths()["purelib"],
-             sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1])}
+             sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1]),
+             str(Path(agentlab_labs.__file__).resolve().parent)}
     resolved = sorted({str(Path(path).resolve()) for path in paths if os.path.isdir(path)})
     outer: list[str] = []
     for path in resolved:

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
+from agentlab_labs.lesson1 import tests as lesson1
 from agentlab_magics.authoring.verify import verify
 from agentlab_magics.checking.runner import _tests_of
 from agentlab_magics.course import labs
-from agentlab_magics.course.labtests import lesson1
 
 LINE = re.compile(r"^(?P<lab>[\w-]+): (?P<mutants>\d+) mutants, (?P<killed>\d+) killed, "
                   r"(?P<equivalent>\d+) equivalent, (?P<survived>\d+) survived \(\d+\.\d s\)$")

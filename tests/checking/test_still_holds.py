@@ -11,11 +11,14 @@ from collections import Counter
 
 import pytest
 
+from agentlab_labs.lesson1 import tests as lesson1
+from agentlab_labs.lesson3 import tests as lesson3
+from agentlab_labs.lesson5 import tests as lesson5
 from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.checking.text_report import render
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.assignments import ASSIGNMENTS
-from agentlab_magics.course.labtests import lesson1, lesson3, lesson5, reads
+from agentlab_magics.course.labtests import reads
 from agentlab_magics.grading.groups import group_tests, points
 from agentlab_magics.notebook import check_cell
 from agentlab_magics.progress import ProgressStore

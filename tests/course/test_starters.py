@@ -9,7 +9,7 @@ from agentlab_instructor.lab_files import lab_files
 from agentlab_magics import four_runs
 from agentlab_magics.course import find_lab, labs
 from agentlab_magics.course.catalog import built_in_labs
-from agentlab_magics.course.starter_files import BUILT_IN, RECORDING, read_starter
+from agentlab_magics.course.starter_files import BUILT_IN, RECORDING
 from agentlab_magics.making.four_runs_recording import play
 from agentlab_magics.making.shipped import build, stale
 
@@ -45,11 +45,6 @@ def test_stale_names_what_is_missing_edited_or_of_no_lab_and_build_mends_it(tmp_
     build(tmp_path)
     assert stale(tmp_path) == [] and not (tmp_path / "lesson9" / "starter.py").exists()
     assert (tmp_path / "lesson3" / "lab.toml").exists()  # not a generated file
-
-
-def test_a_missing_starter_says_to_build():
-    with pytest.raises(FileNotFoundError, match="run `agentlab course build`"):
-        read_starter("lesson99")
 
 
 def test_the_four_runs_show_what_the_reference_harness_does():

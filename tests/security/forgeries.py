@@ -115,7 +115,8 @@ class _Patcher:
     def __del__(self):
         for name in list(_sys.modules):
             module = _sys.modules[name]
-            if name.startswith(("agentlab_magics.course.labtests", "agentlab_instructor")):
+            if name.startswith(("agentlab_magics.course.labtests", "agentlab_labs",
+                                 "agentlab_instructor")):
                 if "exact" in vars(module):
                     module.exact = lambda *args, **kwargs: True
 
@@ -131,7 +132,7 @@ del _patchers
 RESTORING_EXACT = '''
 import importlib as _importlib, sys as _sys
 
-for _name in ("agentlab_magics.course.labtests.lesson1", "agentlab_instructor.heldback.lesson1"):
+for _name in ("agentlab_labs.lesson1.tests", "agentlab_instructor.heldback.lesson1"):
     try:
         _importlib.import_module(_name)
     except ImportError:
@@ -140,7 +141,7 @@ for _name in ("agentlab_magics.course.labtests.lesson1", "agentlab_instructor.he
 
 def _exact_passes_once():
     for _name in ("agentlab_instructor.heldback.lesson1",
-                  "agentlab_magics.course.labtests.lesson1"):
+                  "agentlab_labs.lesson1.tests"):
         _module = _sys.modules.get(_name)
         if _module is None or "exact" not in vars(_module):
             continue
@@ -226,7 +227,7 @@ _json.JSONEncoder.encode = lambda self, value: _real_encode(self, _rewritten(val
 # Lesson 2's expected calls emptied in place in the tests' module, so that a tool_calls
 # returning two empty dicts would match them.
 EXPECTED_EMPTIED = '''
-import agentlab_magics.course.labtests.lesson2 as _tests
+import agentlab_labs.lesson2.tests as _tests
 
 
 def tool_calls(message):

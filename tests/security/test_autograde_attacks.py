@@ -156,8 +156,8 @@ _fake = _types.ModuleType("@TESTS_MODULE@")
 for _name in @TEST_NAMES@:
     exec(f"def {_name}(harness, record=None):\\n    pass\\n", _fake.__dict__)
 _sys.modules["@TESTS_MODULE@"] = _fake
-import agentlab_magics.course.labtests as _package
-_package.lesson1 = _fake
+import agentlab_labs.lesson1 as _package
+_package.tests = _fake
 '''
 
 INPUT_TRANSFORMER = '''
@@ -315,7 +315,7 @@ try:
     print("BRE" "ACH: the instructor's held-back tests:", inspect.getsource(_held))
 except Exception as _error:
     print("instructor package:", type(_error).__name__)
-import agentlab_magics.course.labtests.lesson1 as _tests
+import agentlab_labs.lesson1.tests as _tests
 for _name, _function in vars(_tests).items():
     if inspect.isfunction(_function) and getattr(_function, "held_back", False):
         print(inspect.getsource(_function))

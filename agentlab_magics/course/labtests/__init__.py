@@ -1,4 +1,6 @@
-"""The labs' tests, a module per lab: plain functions taking `harness` and `record`.
+"""What the labs' tests share: the helpers of this package (`kit`, `admission`), which the tests
+in each lab's folder (agentlab_labs.<lab>.tests: plain functions taking `harness` and `record`)
+import, and `reads`.
 
 `reads` says which of the names a student writes a test reads: the names its code, and the
 code of the helpers of this package (or of the test's own module) it calls, mentions. A later

@@ -1,6 +1,6 @@
 """Unit ch03-a's held-back test: boundary cases of decide_admission the notebook never shows."""
 
-from agentlab_magics.course.labtests.ch03_a import check
+from agentlab_labs.ch03_a.tests import check
 
 # Boundary cases in the shape of agentlab_magics.bounded.admission.VISIBLE_CASES; each
 # expectation was worked by hand.

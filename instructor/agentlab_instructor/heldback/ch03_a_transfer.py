@@ -1,7 +1,7 @@
 """Unit ch03-a's held-back transfer test: boundary cases of transfer_check the notebook never
 shows."""
 
-from agentlab_magics.course.labtests.ch03_a_transfer import check, rows
+from agentlab_labs.ch03_a_transfer.tests import check, rows
 
 # Boundary cases in the shape of agentlab_magics.bounded.admission.TRANSFER_CASES; the
 # estimate varies between rows.

@@ -1,6 +1,6 @@
 """Unit ch03-b's held-back test: the same rule at another price and budget."""
 
-from agentlab_magics.course.labtests.ch03_b import stopped_by_the_budget
+from agentlab_labs.ch03_b.tests import stopped_by_the_budget
 
 
 def test_other_prices_and_budgets(harness):

@@ -1,9 +1,9 @@
 """Lesson 1's held-back tests: what was typed is kept exactly, and a long conversation is sent
 whole."""
 
+from agentlab_labs.lesson1.tests import chat_run
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact, shapes
-from agentlab_magics.course.labtests.lesson1 import chat_run
 
 
 def test_user_message_keeps_what_was_typed_exactly(harness):

@@ -2,9 +2,9 @@
 
 import copy
 
+from agentlab_labs.lesson2.tests import specs_of
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact, failing_tool, files_tool
-from agentlab_magics.course.labtests.lesson2 import specs_of
 
 
 def test_tool_calls_keeps_every_call_to_the_same_tool(harness):

@@ -1,8 +1,8 @@
 """Lesson 3's held-back tests: a chain of twenty-five files, and calls three then two."""
 
+from agentlab_labs.lesson3.tests import follow_the_files
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact, files_tool, run, said
-from agentlab_magics.course.labtests.lesson3 import follow_the_files
 
 # 25 files, each naming the next; the last one holds the answer.
 LONG_CHAIN = {**{f"step{n:02d}.txt": f"Read step{n + 1:02d}.txt.\n" for n in range(1, 25)},

@@ -1,10 +1,9 @@
 """Lesson 4's held-back tests: errors that name any argument, and three calls, each going wrong
 its own way."""
 
+from agentlab_labs.lesson4.tests import a_tool, did, loop_needs_run_tool, raised, refused
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact, files_tool, run, said
-from agentlab_magics.course.labtests.lesson4 import (
-    a_tool, did, loop_needs_run_tool, raised, refused)
 
 
 def refuse_to_deploy(arguments):

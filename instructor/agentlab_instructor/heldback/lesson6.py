@@ -1,9 +1,8 @@
 """Lesson 6's held-back tests: a read tool's own line budget, and a last line with no newline."""
 
+from agentlab_labs.lesson6.tests import bash_tool, model_sees, numbered, read_tool, words
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import exact
-from agentlab_magics.course.labtests.lesson6 import (
-    bash_tool, model_sees, numbered, read_tool, words)
 
 
 def test_read_tool_pages_by_its_own_line_budget(harness):

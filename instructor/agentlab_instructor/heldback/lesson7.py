@@ -1,5 +1,6 @@
 """Lesson 7's held-back tests: two calls in one reply, a tool that raises, and a second run."""
 
+from agentlab_labs.lesson7.tests import Watcher, of_type, parted, watched
 from agentlab_magics import lab
 from agentlab_magics.course.labtests.kit import (
     EventsDiffer,
@@ -9,7 +10,6 @@ from agentlab_magics.course.labtests.kit import (
     files_tool,
     said,
 )
-from agentlab_magics.course.labtests.lesson7 import Watcher, of_type, parted, watched
 
 FILES = {"a.txt": "alpha\n", "b.txt": "beta\n"}
 BOTH = lab.reply(lab.call("read", {"path": "a.txt"}), lab.call("read", {"path": "b.txt"}))

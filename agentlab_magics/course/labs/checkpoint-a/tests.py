@@ -6,8 +6,10 @@ same ruler measures the rebuild as measured the build. The tests those lessons h
 held back here too, by the instructor's checkpoint_a module of held-back tests.
 """
 
+from agentlab_labs.lesson3 import tests as lesson3
+from agentlab_labs.lesson4 import tests as lesson4
+from agentlab_labs.lesson5 import tests as lesson5
 from agentlab_magics.course.catalog import find_lab
-from agentlab_magics.course.labtests import lesson3, lesson4, lesson5
 from agentlab_magics.course.labtests.kit import plain
 from agentlab_magics.lab.rules import a_type
 

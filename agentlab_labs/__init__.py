@@ -1,0 +1,43 @@
+"""Every lab's tests as modules: `agentlab_labs.<lab>.tests`, and `.heldback` where the lab's
+folder holds held-back tests (<lab> is the lab's id with "_" for "-"). A lab's tests may import
+another's (`from agentlab_labs.lesson3.tests import follow_the_files`), and so may the
+instructor's held-back tests and the course's own suite; the judge imports them the same way
+(agentlab_magics.course.lab_folder.tests_module), so a module is one object however it came.
+Only a judge imports them: no process that runs a student's code does.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+PARTS = ("tests", "heldback")  # the modules a lab's folder may hold
+
+
+class LabModules:
+    """Finds `agentlab_labs.<lab>` (a package with no files of its own) and its PARTS, in the
+    folder of the lab whose module name is <lab>."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        parts = name.split(".")
+        if parts[0] != __name__ or len(parts) not in (2, 3) \
+                or (len(parts) == 3 and parts[2] not in PARTS):
+            return None
+        from agentlab_magics.course.catalog import labs
+        from agentlab_magics.course.lab_folder import module_spec
+
+        folder = next((lab.folder for lab in labs().values()
+                       if lab.id.replace("-", "_") == parts[1]), None)
+        if folder is None:
+            return None
+        if len(parts) == 2:
+            return ModuleSpec(name, None, is_package=True)
+        file = folder / f"{parts[2]}.py"
+        return module_spec(file, name) if file.is_file() else None
+
+
+if not any(isinstance(finder, LabModules) for finder in sys.meta_path):
+    sys.meta_path.append(LabModules())
