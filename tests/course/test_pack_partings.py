@@ -5,17 +5,15 @@ message without its shapes."""
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
 from agentlab_magics.checking.runner import run
-from agentlab_magics.cli import main
 from agentlab_magics.course.packs import ENV
+from tests.course.test_lab_packs import command
 
 LAB = "ask-again"
 LAB_TOML = '''title = "Ask again"
@@ -71,13 +69,6 @@ def test_a_fourth_call_is_asked_for_too(harness, record):
 # stops after the first result: the reference asks again
 ONCE = REFERENCE.replace("    while True:\n", "    for _ in range(2):\n").replace(
     "        for call in calls:\n", "        for call in calls[:0] if len(messages) > 2 else calls:\n")
-
-
-def command(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
