@@ -1,8 +1,8 @@
 """Every lab's tests as modules: `agentlab_labs.<lab>.tests`, and `.heldback` where the lab's
-folder holds held-back tests (<lab> is the lab's id with "_" for "-"). A lab's tests may import
-another's (`from agentlab_labs.lesson3.tests import follow_the_files`), and so may the
-instructor's held-back tests and the course's own suite; the judge imports them the same way
-(agentlab_magics.course.lab_folder.tests_module), so a module is one object however it came.
+held-back tests are at hand (course.heldback; <lab> is the lab's id with "_" for "-"). A lab's
+tests may import another's (`from agentlab_labs.lesson3.tests import follow_the_files`), and so
+may the instructor's held-back tests and the course's own suite; the judge imports them the same
+way (agentlab_magics.course.lab_folder.tests_module), so a module is one object however it came.
 Only a judge imports them: no process that runs a student's code does.
 """
 
@@ -27,16 +27,17 @@ class LabModules:
                 or (len(parts) == 3 and parts[2] not in PARTS):
             return None
         from agentlab_magics.course.catalog import labs
-        from agentlab_magics.course.lab_folder import module_spec
+        from agentlab_magics.course.heldback import held_back_path
+        from agentlab_magics.course.lab_folder import TESTS, module_spec
 
-        folder = next((lab.folder for lab in labs().values()
-                       if lab.id.replace("-", "_") == parts[1]), None)
-        if folder is None:
+        lab = next((lab for lab in labs().values() if lab.id.replace("-", "_") == parts[1]),
+                   None)
+        if lab is None:
             return None
         if len(parts) == 2:
             return ModuleSpec(name, None, is_package=True)
-        file = folder / f"{parts[2]}.py"
-        return module_spec(file, name) if file.is_file() else None
+        file = lab.folder / TESTS if parts[2] == "tests" else held_back_path(lab)
+        return module_spec(file, name) if file is not None and file.is_file() else None
 
 
 if not any(isinstance(finder, LabModules) for finder in sys.meta_path):

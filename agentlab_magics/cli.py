@@ -512,7 +512,7 @@ def _course_build(args: argparse.Namespace) -> int:
     if args.check:
         return _course_check(args.course, starters)
     require_course(args.course)
-    written = (shipped.build(starters) + shipped.build_held_back()
+    written = (shipped.build(starters) + shipped.build_parts()
                + notebooks.build(args.course))
     for path in written:
         print(f"wrote {path}")
@@ -534,8 +534,8 @@ def _course_check(course: Path, starters: Path) -> int:
     from agentlab_magics.making import notebooks, shipped
 
     stale = {course: notebooks.stale(course), starters: shipped.stale(starters)}
-    for path in shipped.stale_held_back():
-        stale[path.parent] = [path.name]
+    for path in shipped.stale_parts():
+        stale.setdefault(path.parent, []).append(path.name)
     for folder, names in stale.items():
         if names:
             print(f"Out of date in {folder}: {', '.join(names)}. Run `agentlab course build` "

@@ -6,8 +6,9 @@ tell it apart (an equivalent mutant).
 A mutant is run as a student's file is checked, held-back tests included, in a student
 process of its own, and stops at its first failing test: a mutant that hangs is stopped by the
 per-test time limit. The lab's list of equivalent mutants is the instructor's (they hold the
-reference's code): `agentlab_instructor.equivalents` for the built-in labs, a pack lab's own
-equivalents.toml (`"edit" = "reason"` under `[equivalent]`), by the mutant's edit
+reference's code): the equivalents.toml where the lab was written (`Lab.authored`: a pack lab's
+folder, a built-in lab's part in the instructor package; `"edit" = "reason"` under
+`[equivalent]`), by the mutant's edit
 (`Mutant.key`). A pack lab's notebook is built too, as `agentlab course build` would.
 """
 
@@ -23,7 +24,6 @@ from agentlab_magics.checking.runner import lab_tests, run
 from agentlab_magics.checking.spares import Spares
 from agentlab_magics.course import find_lab
 from agentlab_magics.course.assignments import pack_assignment
-from agentlab_magics.course.instructor import instructor_module
 from agentlab_magics.course.lab_folder import EQUIVALENTS, load_toml, read_text
 from agentlab_magics.course.lab_model import Lab
 from agentlab_magics.making import notebooks
@@ -94,15 +94,12 @@ def verify(lab_id: str) -> Verification:
 
 def equivalents(lab_id: str) -> dict[str, str]:
     """The lab's equivalent mutants, by edit, with the reason no test can tell each apart."""
-    lab = find_lab(lab_id)
-    if not lab.built_in:
-        path = lab.folder / EQUIVALENTS
-        if not path.is_file():
-            return {}
-        listed = load_toml(path, read_text(path)).get("equivalent", {})
-        return {str(edit): str(reason) for edit, reason in listed.items()}
-    module = instructor_module("equivalents", f"The equivalent mutants of {lab_id}")
-    return dict(module.EQUIVALENT.get(lab_id, {}))
+    authored = find_lab(lab_id).authored
+    path = authored / EQUIVALENTS if authored is not None else None
+    if path is None or not path.is_file():
+        return {}
+    listed = load_toml(path, read_text(path)).get("equivalent", {})
+    return {str(edit): str(reason) for edit, reason in listed.items()}
 
 
 def _problems(lab: Lab) -> list[str]:

@@ -7,7 +7,8 @@ variable-cost transfer task (``transfer_check``); only the vocabulary differs.
 
 The case tables are data, importable by checkers: ``VISIBLE_CASES`` and ``TRANSFER_CASES``
 are the ones the learner sees. The boundary cases held back for grading are the instructor's,
-in agentlab_instructor.heldback (ch03_a and ch03_a_transfer), and never ship here.
+in the heldback.py of ch03-a's and ch03-a-transfer's parts in the instructor package, and
+never ship here.
 """
 
 from typing import Any, Literal

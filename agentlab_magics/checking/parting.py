@@ -2,28 +2,25 @@
 reference sent in the same test, turn by turn (a turn is one model call).
 
 A lab's tests are run against its reference, through the same judge, keeping of each test that
-called a lab model the shapes of the requests it sent (`runs_of`). A lab's student copy holds
-its visible tests' as REFERENCE_RUNS in its folder (`copy_runs`; data only, no reference code):
-a built-in lab's in the student package, written by `agentlab course build`, a pack lab's
-written by `agentlab lab ship`. The built-in labs' held-back tests' are REFERENCE_RUNS in the
-instructor's held-back package (`held_back_runs`), which a student's install never holds. Where
-a pack lab's reference is at hand they are made when first asked for
-(checking.runner.reference_runs_of). A check sets each failing visible test's run beside the
-reference's (`parting`), from the first turn where the two differ, and the cause's one drawing
-shows it; a failing held-back test says only the parting's sentence (`summary`), in its message.
+called a lab model the shapes of the requests it sent (`runs_of`). A lab's student copy holds its
+visible tests' as REFERENCE_RUNS in its folder (`copy_runs`; data only, no reference code): a
+built-in lab's in the student package, written by `agentlab course build`, a pack lab's written by
+`agentlab lab ship`. A built-in lab's held-back tests' are HELD_BACK_RUNS in its part in the
+instructor package, which a student's install never holds. Where a pack lab's reference is at hand
+they are made when first asked for (checking.runner.reference_runs_of). A check sets each failing
+visible test's run beside the reference's (`parting`), from the first turn where the two differ, and
+the cause's one drawing shows it; a failing held-back test says only the parting's sentence
+(`summary`), in its message.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
 import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from agentlab_magics.checking.report import SentRequest, TestOutcome
-from agentlab_magics.course.heldback import held_back_package
 from agentlab_magics.course.lab_folder import REFERENCE_RUNS
 
 ROWS = 6  # turns a parting shows, from the first where the runs part
@@ -94,25 +91,12 @@ def runs_text(runs: dict[str, Any]) -> str:
     return json.dumps(runs, indent=0, sort_keys=True) + "\n"
 
 
-def copy_runs(folder: Path) -> dict[str, Any]:
-    """The reference runs a pack lab's student copy holds in `folder` (none where it holds no
-    REFERENCE_RUNS, or one that is not a JSON object)."""
+def copy_runs(folder: Path, name: str = REFERENCE_RUNS) -> dict[str, Any]:
+    """The reference runs a lab's folder holds in its file `name` (a student copy's visible
+    tests' REFERENCE_RUNS; a built-in lab's part's held-back tests' HELD_BACK_RUNS); none where
+    there is no such file, or it is not a JSON object."""
     try:
-        runs = json.loads((folder / REFERENCE_RUNS).read_text(encoding="utf-8"))
+        runs = json.loads((folder / name).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     return runs if isinstance(runs, dict) else {}
-
-
-@functools.cache
-def held_back_runs() -> dict[str, Any]:
-    """The reference runs of the built-in labs' held-back tests, by test name, as the
-    instructor's held-back package keeps them (none where it is not installed)."""
-    package = held_back_package()
-    if package is None:
-        return {}
-    try:
-        text = importlib.resources.files(package).joinpath(REFERENCE_RUNS).read_text("utf-8")
-    except (FileNotFoundError, ModuleNotFoundError):
-        return {}
-    return json.loads(text)

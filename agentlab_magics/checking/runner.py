@@ -48,7 +48,6 @@ from agentlab_magics.checking.kept import cap, kept_record, plain, sent_requests
 from agentlab_magics.checking.one_cpu import join, judge_here
 from agentlab_magics.checking.parting import (
     copy_runs,
-    held_back_runs,
     parting,
     runs_of,
     runs_text,
@@ -63,7 +62,7 @@ from agentlab_magics.checking.time_limit import TIME_LIMIT, checked
 from agentlab_magics.course import Lab, find_lab
 from agentlab_magics.course.catalog import file_names, harness_names, purposes_for
 from agentlab_magics.course.heldback import held_back_module, is_held_back, visible_module
-from agentlab_magics.course.lab_folder import is_students_copy
+from agentlab_magics.course.lab_folder import HELD_BACK_RUNS, is_students_copy
 from agentlab_magics.course.labtests import reads
 from agentlab_magics.course.labtests.kit import EventsDiffer
 from agentlab_magics.course.packs import stamp
@@ -208,10 +207,11 @@ def reference_runs_of(lab: Lab, held_back: bool) -> dict[str, Any]:
     ones) that called a lab model, by test name (checking.parting): a built-in lab's as the
     packages keep them, a pack lab's student copy's as its folder holds them, and an authored
     pack lab's made from its reference when first asked for, again once a file of it changed."""
+    if lab.built_in and held_back:
+        part = lab.authored
+        return copy_runs(part, HELD_BACK_RUNS) if part is not None else {}
     if is_students_copy(lab.folder):
-        if held_back:
-            return held_back_runs() if lab.built_in else {}
-        return copy_runs(lab.folder)
+        return {} if held_back else copy_runs(lab.folder)
     key = (lab.id, str(lab.folder), stamp([lab.folder]), held_back)
     if key not in _made_runs:
         _made_runs[key] = {}  # asked again while they are made (the reference fails): none

@@ -3,10 +3,13 @@
 The instructor package (agentlab_instructor, in the course's repository) declares itself in the
 entry point group ENTRY_POINTS under the name "course"; this package never names it. Invariant:
 importing any module of agentlab_magics never imports it. A student's install has no
-instructor package, and everything a student runs works without it. What does need it (a
-lab's reference and marked file, the held-back tests, `agentlab demo`, `agentlab course build`
-and `publish-solution`) finds it through `instructor_module` at the moment it is needed, and
-where it is not installed gets InstructorPackageMissing: one sentence saying what to install.
+instructor package, and everything a student runs works without it. It holds the instructor's
+part of each built-in lab, a folder of the lab's own (`instructor_part`: reference.py,
+heldback.py, equivalents.toml and the held-back tests' reference runs), which the student
+copy in the package lacks. What does need it (a lab's reference and marked file, the held-back
+tests, `agentlab demo`, `agentlab course build` and `publish-solution`) finds it at the moment
+it is needed, and where it is not installed gets InstructorPackageMissing: one sentence saying
+what to install.
 """
 
 from __future__ import annotations
@@ -14,22 +17,13 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
-from typing import Protocol
 
 from agentlab_magics.problems import Problem
 
 ENTRY_POINTS = "agentlab_magics.instructor"
-
-
-class LabFiles(Protocol):
-    """A lab's three files, as the instructor package gives them: what the student starts
-    from, the solution, and the solution with the student's part between nbgrader's solution
-    markers."""
-
-    starter: str
-    reference: str
-    marked: str
+PARTS = "labs"  # the instructor package's folder of the built-in labs' parts, by lab id
 
 
 class InstructorPackageMissing(ImportError, Problem):
@@ -63,12 +57,22 @@ def instructor_module(name: str, needs: str) -> ModuleType:
     it; any other import error inside the package is raised as it is."""
     package = instructor_package()
     if package is None:
-        raise InstructorPackageMissing(
-            f"{needs} needs the instructor package, which is not installed here: install it "
-            "with `pip install -e ./instructor` from the course's repository.")
+        raise missing(needs)
     return importlib.import_module(f"{package.__name__}.{name}")
 
 
-def instructor_files(lab_id: str, needs: str) -> LabFiles:
-    """The instructor's files of a lab (starter, reference, marked); see `instructor_module`."""
-    return instructor_module("lab_files", needs).lab_files(lab_id)
+def missing(needs: str) -> InstructorPackageMissing:
+    """The problem of `needs` (the start of the sentence) where no instructor package is."""
+    return InstructorPackageMissing(
+        f"{needs} needs the instructor package, which is not installed here: install it "
+        "with `pip install -e ./instructor` from the course's repository.")
+
+
+def instructor_part(lab_id: str) -> Path | None:
+    """The folder of the instructor's part of the built-in lab `lab_id`, or None where the
+    instructor package is not installed (or cannot be read)."""
+    package = instructor_package()
+    if package is None or not package.__file__:
+        return None
+    return Path(package.__file__).parent / PARTS / lab_id
+

@@ -46,6 +46,7 @@ LAB_TOML, REFERENCE, TESTS, HELD_BACK = "lab.toml", "reference.py", "tests.py", 
 QUESTIONS, NOTEBOOK, EQUIVALENTS = "questions.toml", "notebook.md", "equivalents.toml"
 STARTER = "starter.py"  # a student's copy's starter, in place of the reference
 REFERENCE_RUNS = "reference-runs.json"  # a student's copy's runs of the reference
+HELD_BACK_RUNS = "heldback-runs.json"  # a built-in lab's held-back tests' runs, in its part
 SHIPPED = (LAB_TOML, TESTS, QUESTIONS, NOTEBOOK)  # what a student's copy takes as it is
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"  # nbgrader's solution markers
 STUB = ("# YOUR CODE HERE", "pass")  # what nbgrader releases in a region's place (the course's)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentlab_magics.course import lab_folder
-from agentlab_magics.course.instructor import instructor_files
+from agentlab_magics.course.instructor import instructor_module, instructor_part, missing
 from agentlab_magics.course.starter_files import BUILT_IN
 from agentlab_magics.problems import UsageProblem
 
@@ -57,17 +57,33 @@ class Lab:
         return lab_folder.starter(self.folder)
 
     @property
-    def reference(self) -> str:
-        """The solution: the lab's reference.py without its markers, or a built-in lab's from
-        the instructor package."""
+    def authored(self) -> Path | None:
+        """Where the instructor's files of the lab are (reference.py, heldback.py,
+        equivalents.toml): the folder it was written in, or a built-in lab's part in the
+        instructor package; None in a student copy of a pack lab, or where the instructor
+        package is not installed."""
         if self.built_in:
-            return instructor_files(self.id, f"The reference of {self.id}").reference
-        return lab_folder.reference_of(self.marked)
+            return instructor_part(self.id)
+        return None if lab_folder.is_students_copy(self.folder) else self.folder
+
+    @property
+    def reference(self) -> str:
+        """The solution: reference.py without its markers (a built-in lab's part holds it
+        without them)."""
+        if not self.built_in:
+            return lab_folder.reference_of(lab_folder.marked(self.folder))
+        part = instructor_part(self.id)
+        if part is None:
+            raise missing(f"The reference of {self.id}")
+        return lab_folder.read_text(part / lab_folder.REFERENCE)
 
     @property
     def marked(self) -> str:
-        """The reference with what the student writes between nbgrader's solution markers: the
-        lab's reference.py, or a built-in lab's from the instructor package."""
-        if self.built_in:
-            return instructor_files(self.id, f"The source notebook cell of {self.id}").marked
-        return lab_folder.marked(self.folder)
+        """The source notebook's cell: the solution with what the student writes between
+        nbgrader's solution markers. A pack lab's is its reference.py; a built-in lab's, whose
+        cell also says what each gap is (the lesson's file as its starter has it), is composed
+        by the instructor package (agentlab_instructor.lab_files)."""
+        if not self.built_in:
+            return lab_folder.marked(self.folder)
+        needs = f"The source notebook cell of {self.id}"
+        return instructor_module("lab_files", needs).lab_files(self.id).marked

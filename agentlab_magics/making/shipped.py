@@ -1,8 +1,9 @@
-"""The generated files of the student package (course/starter_files.py says what each is) and
-the one generated file of the instructor's held-back package (its reference runs), written
-from the reference: each built-in lab's starter by the instructor package (agentlab_instructor.
-lab_files) and its visible tests' reference runs by checking its reference, into the lab's
-folder as a pack lab's student copy holds them; the recording by playing the four runs.
+"""The generated files of the built-in labs, written from the reference: into each lab's
+folder in the student package (course/starter_files.py says what each is), its starter, which
+the instructor package composes (agentlab_instructor.lab_files), and its visible tests'
+reference runs, by checking its reference, as a pack lab's student copy holds them; into its
+part in the instructor package, its reference.py (the solution, composed so) and its
+held-back tests' runs; and the recording, by playing the four runs.
 `agentlab course build` writes them and `--check` (and a test) fails when one is missing,
 differs, or belongs to no lab.
 """
@@ -10,16 +11,13 @@ differs, or belongs to no lab.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 from pathlib import Path
-from typing import Any
 
 from agentlab_magics.checking.parting import runs_text
 from agentlab_magics.checking.runner import recorded_runs_of
 from agentlab_magics.course.catalog import built_in_labs
-from agentlab_magics.course.heldback import held_back_package
-from agentlab_magics.course.instructor import instructor_module
-from agentlab_magics.course.lab_folder import REFERENCE_RUNS, STARTER
+from agentlab_magics.course.instructor import instructor_module, instructor_part
+from agentlab_magics.course.lab_folder import HELD_BACK_RUNS, REFERENCE, REFERENCE_RUNS, STARTER
 from agentlab_magics.course.starter_files import BUILT_IN, GENERATED, RECORDING
 from agentlab_magics.making.four_runs_recording import recording
 
@@ -52,7 +50,7 @@ def stale(folder: Path = BUILT_IN) -> list[str]:
 def _expected() -> dict[str, str]:
     """Every generated file, made from the reference, by its path in the labs' folder (made
     once a process: the reference does not change under it)."""
-    lab_files = instructor_module("lab_files", "Building the starters").all_lab_files()
+    lab_files = _lab_files()
     made: dict[str, str] = {}
     for lab_id, lab in built_in_labs().items():
         made[f"{lab_id}/{STARTER}"] = lab_files[lab_id].starter
@@ -67,25 +65,22 @@ def _present(folder: Path) -> set[str]:
     return found | ({RECORDING} if (folder / RECORDING).is_file() else set())
 
 
-def build_held_back() -> list[Path]:
-    """Write the held-back tests' reference runs into the instructor's held-back package (as
-    installed from a checkout); the file written, none where there is no such package."""
-    made = _held_back_runs()
-    if made is None:
-        return []
-    path, text = made
-    path.write_text(text, encoding="utf-8")
-    return [path]
+def build_parts() -> list[Path]:
+    """Write each built-in lab's generated files into its part in the instructor package (as
+    installed from a checkout): reference.py and the held-back tests' runs; the files
+    written, none where there is no instructor package."""
+    written = []
+    for path, text in _parts().items():
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
-def stale_held_back() -> list[Path]:
-    """The held-back tests' reference runs file, when it is missing or differs from what the
-    reference gives now; nothing where there is no held-back package."""
-    made = _held_back_runs()
-    if made is None:
-        return []
-    path, text = made
-    return [] if _holds(path, text) else [path]
+def stale_parts() -> list[Path]:
+    """The generated files of the built-in labs' parts in the instructor package that are
+    missing or differ from what the reference gives now; none where there is no such
+    package."""
+    return [path for path, text in _parts().items() if not _holds(path, text)]
 
 
 def _holds(path: Path, text: str) -> bool:
@@ -94,15 +89,20 @@ def _holds(path: Path, text: str) -> bool:
 
 
 @functools.cache
-def _held_back_runs() -> tuple[Path, str] | None:
-    """Where the held-back tests' reference runs go and what they are; None where there is
-    no instructor's held-back package."""
-    package = held_back_package()
-    if package is None:
-        return None
-    folder = Path(str(importlib.resources.files(package)))
-    runs: dict[str, Any] = {}
-    for lab in built_in_labs().values():
-        for name, made in recorded_runs_of(lab, held_back=True).items():
-            runs.setdefault(name, made)
-    return folder / REFERENCE_RUNS, runs_text(runs)
+def _parts() -> dict[Path, str]:
+    """Each built-in lab's generated files in its instructor part, by path: reference.py (the
+    solution the instructor package composes) and its held-back tests' runs; none where there
+    is no instructor package."""
+    made: dict[Path, str] = {}
+    for lab_id, lab in built_in_labs().items():
+        part = instructor_part(lab_id)
+        if part is None:
+            return {}
+        made[part / REFERENCE] = _lab_files()[lab_id].reference
+        made[part / HELD_BACK_RUNS] = runs_text(recorded_runs_of(lab, held_back=True))
+    return made
+
+
+def _lab_files() -> dict:
+    """Every built-in lab's files as the instructor package composes them."""
+    return instructor_module("lab_files", "Building the starters").all_lab_files()

@@ -6,8 +6,8 @@ import copy
 import pytest
 from pydantic import ValidationError
 
-from agentlab_instructor.heldback.ch03_a import INSTRUCTOR_ADMISSION_CASES
-from agentlab_instructor.heldback.ch03_a_transfer import INSTRUCTOR_TRANSFER_CASES
+from agentlab_labs.ch03_a.heldback import INSTRUCTOR_ADMISSION_CASES
+from agentlab_labs.ch03_a_transfer.heldback import INSTRUCTOR_TRANSFER_CASES
 from agentlab_magics.bounded.admission import (
     TRANSFER_CASES,
     VISIBLE_CASES,

@@ -132,7 +132,7 @@ del _patchers
 RESTORING_EXACT = '''
 import importlib as _importlib, sys as _sys
 
-for _name in ("agentlab_labs.lesson1.tests", "agentlab_instructor.heldback.lesson1"):
+for _name in ("agentlab_labs.lesson1.tests", "agentlab_labs.lesson1.heldback"):
     try:
         _importlib.import_module(_name)
     except ImportError:
@@ -140,7 +140,7 @@ for _name in ("agentlab_labs.lesson1.tests", "agentlab_instructor.heldback.lesso
 
 
 def _exact_passes_once():
-    for _name in ("agentlab_instructor.heldback.lesson1",
+    for _name in ("agentlab_labs.lesson1.heldback",
                   "agentlab_labs.lesson1.tests"):
         _module = _sys.modules.get(_name)
         if _module is None or "exact" not in vars(_module):
@@ -325,17 +325,21 @@ def _digest(text):
 def _hunt():
     if _found:  # one look is enough: what was there when the held-back tests began
         return _report(_found[0])
-    needles, found = @NEEDLES@, set()
+    needles, found, texts_read = @NEEDLES@, set(), []
     try:
-        import importlib as _importlib, pkgutil as _pkgutil
-        import agentlab_instructor.heldback as _heldback
-        found.add("the instructor package imported from " + str(list(_heldback.__path__)))
-        for _module in _pkgutil.iter_modules(_heldback.__path__):
-            _importlib.import_module("agentlab_instructor.heldback." + _module.name)
+        import importlib as _importlib, pathlib as _pathlib
+        import agentlab_instructor as _instructor
+        _parts = _pathlib.Path(_instructor.__file__).parent / "labs"
+        found.add("the instructor package imported from " + str(_parts))
+        for _part in sorted(_parts.iterdir()):
+            if (_part / "heldback.py").is_file():
+                texts_read.append((_part / "heldback.py").read_text())
+                _importlib.import_module("agentlab_labs." + _part.name.replace("-", "_")
+                                         + ".heldback")
     except Exception:
         pass
     found.update("a module " + name for name in list(_sys.modules) if "heldback" in name)
-    texts = [o for o in _gc.get_objects() if type(o) is str]
+    texts = texts_read + [o for o in _gc.get_objects() if type(o) is str]
     for holder in _gc.get_objects():
         if type(holder) in (dict, list, tuple):
             texts += [v for v in (holder.values() if type(holder) is dict else holder)

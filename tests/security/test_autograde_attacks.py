@@ -311,7 +311,7 @@ print("started")
 PRINT_HELD_BACK = '''
 import importlib, inspect
 try:
-    _held = importlib.import_module("agentlab_instructor.heldback.lesson1")
+    _held = importlib.import_module("agentlab_labs.lesson1.heldback")
     print("BRE" "ACH: the instructor's held-back tests:", inspect.getsource(_held))
 except Exception as _error:
     print("instructor package:", type(_error).__name__)
@@ -528,7 +528,7 @@ _here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 if _os.geteuid() == 0:
     _reached = []
     for _path in ("@COURSE@/submitted/reference/lesson1/lesson1.ipynb",
-                  "@INSTRUCTOR@/heldback/lesson1.py"):
+                  "@INSTRUCTOR@/labs/lesson1/heldback.py"):
         try:
             with open(_path, "rb") as _file:
                 _reached.append(f"read {_path} ({len(_file.read())} bytes)")
@@ -563,7 +563,7 @@ HELD_BACK_PROBLEM_LEAK = '''
 def _held_back_text():
     try:
         import inspect as _inspect
-        import agentlab_instructor.heldback.lesson1 as _hidden
+        import agentlab_labs.lesson1.heldback as _hidden
         return _inspect.getsource(_hidden)
     except Exception:
         return None
