@@ -30,7 +30,8 @@ class LabModules:
         from agentlab_magics.course.heldback import held_back_path
         from agentlab_magics.course.lab_folder import TESTS, module_spec
 
-        lab = next((lab for lab in labs().values() if lab.id.replace("-", "_") == parts[1]),
+        package = ".".join(parts[:2])  # a lab's `tests` names its module in that package
+        lab = next((lab for lab in labs().values() if lab.tests.rpartition(".")[0] == package),
                    None)
         if lab is None:
             return None

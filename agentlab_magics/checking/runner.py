@@ -204,9 +204,10 @@ def run(lab_id: str, harness: types.ModuleType | str | Path, *, timeout: float |
 
 def reference_runs_of(lab: Lab, held_back: bool) -> dict[str, Any]:
     """The reference's runs of the lab's visible tests (or, with `held_back`, its held-back
-    ones) that called a lab model, by test name (checking.parting): a built-in lab's as the
-    packages keep them, a pack lab's student copy's as its folder holds them, and an authored
-    pack lab's made from its reference when first asked for, again once a file of it changed."""
+    ones) that called a lab model, by test name (checking.parting): a student copy's (every
+    built-in lab's is one) as its folder holds them, a built-in lab's held-back ones as its part
+    in the instructor package does, and an authored pack lab's made from its reference when
+    first asked for, again once a file of it changed."""
     if lab.built_in and held_back:
         part = lab.authored
         return copy_runs(part, HELD_BACK_RUNS) if part is not None else {}

@@ -18,14 +18,14 @@ from typing import Any
 from agentlab_magics.course.lab_folder import HELD_BACK, TESTS, tests_module
 from agentlab_magics.course.lab_model import Lab
 
-PACK_HELD_BACK = "heldback"  # the last part of a pack lab's held-back tests' module name
+HELD_BACK_MODULE = "heldback"  # the last part of a lab's held-back tests' module name
 
 
 def is_held_back(test: Any) -> bool:
     """Whether `test` is a held-back test: a function defined in a lab's heldback.py, the one
     place held-back tests are written."""
     module = getattr(test, "__module__", None) or ""
-    return module.startswith("agentlab_labs.") and module.endswith(f".{PACK_HELD_BACK}")
+    return module.startswith("agentlab_labs.") and module.endswith(f".{HELD_BACK_MODULE}")
 
 
 def visible_module(lab: Lab) -> types.ModuleType:
@@ -49,5 +49,5 @@ def held_back_path(lab: Lab) -> Path | None:
 def held_back_module(lab: Lab) -> types.ModuleType | None:
     """The lab's held-back tests module, or None where there is none here."""
     path = held_back_path(lab)
-    name = f"{lab.tests.rpartition('.')[0]}.{PACK_HELD_BACK}"
+    name = f"{lab.tests.rpartition('.')[0]}.{HELD_BACK_MODULE}"
     return tests_module(path, name) if path is not None else None

@@ -75,4 +75,3 @@ def instructor_part(lab_id: str) -> Path | None:
     if package is None or not package.__file__:
         return None
     return Path(package.__file__).parent / PARTS / lab_id
-

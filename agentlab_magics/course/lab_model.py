@@ -72,7 +72,7 @@ class Lab:
         without them)."""
         if not self.built_in:
             return lab_folder.reference_of(lab_folder.marked(self.folder))
-        part = instructor_part(self.id)
+        part = self.authored
         if part is None:
             raise missing(f"The reference of {self.id}")
         return lab_folder.read_text(part / lab_folder.REFERENCE)

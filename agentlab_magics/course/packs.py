@@ -4,8 +4,8 @@ Packs are, in this order: the folders `$AGENTLAB_LABS` names (several, separated
 then the folder of each package an installed distribution declares in the entry point group
 ENTRY_POINTS. A folder that is itself a lab (it holds lab.toml) is a pack of that one lab. A
 pack's labs come in the order its pack.toml lists under `labs`, then the rest by name. The
-built-in course's labs are read from the lab.toml of their folders in BUILT_IN, a pack of the
-package's own, in the same way (`lab_of`).
+built-in course is BUILT_IN, a pack of the package's own student copies, read the same way
+(`read_lab`).
 Invariant: a pack's labs are read again whenever one of their files changes, so an author's
 edit shows at the next check, and reading them runs none of their code (`lab_folder`).
 """
@@ -106,13 +106,9 @@ def read_lab(folder: Path) -> Lab:
                                "starting with a letter (like retry-backoff).")
     spec = lab_folder.read_spec(folder)
     lab_folder.check_files(folder, list(spec.names))
-    return lab_of(lab_id, spec, f"agentlab_labs.{lab_id.replace('-', '_')}.tests", folder)
-
-
-def lab_of(lab_id: str, spec: lab_folder.LabSpec, tests: str, folder: Path) -> Lab:
-    """The lab lab.toml (`spec`) says, its tests in the module `tests`, its files in `folder`."""
     return Lab(id=lab_id, title=spec.title, lesson=spec.lesson or lab_id, module=spec.module,
-               names=list(spec.names), purposes=dict(spec.names), tests=tests,
+               names=list(spec.names), purposes=dict(spec.names),
+               tests=f"agentlab_labs.{lab_id.replace('-', '_')}.tests",
                builds_on=list(spec.builds_on), fresh_per_test=spec.fresh_per_test,
                time_limit=spec.time_limit, folder=folder,
                groups=[group.model_dump() for group in spec.groups], files=list(spec.files))

@@ -94,11 +94,12 @@ def _parts() -> dict[Path, str]:
     solution the instructor package composes) and its held-back tests' runs; none where there
     is no instructor package."""
     made: dict[Path, str] = {}
+    lab_files = _lab_files()
     for lab_id, lab in built_in_labs().items():
         part = instructor_part(lab_id)
         if part is None:
             return {}
-        made[part / REFERENCE] = _lab_files()[lab_id].reference
+        made[part / REFERENCE] = lab_files[lab_id].reference
         made[part / HELD_BACK_RUNS] = runs_text(recorded_runs_of(lab, held_back=True))
     return made
 
