@@ -190,7 +190,8 @@ def _run(where: BatchLedger, kit: Kit, todo: dict[str, tuple[Submission, str]], 
 def _run_here(where: BatchLedger, kit: Kit, todo: dict[str, tuple[Submission, str]],
               progress: TextIO | None, records: dict[str, Record]) -> None:
     """Grade the `todo` submissions in this process, one after another, merging and recording
-    each as it ends; on Ctrl-C those not graded stay recorded as cancelled."""
+    each as it ends; on Ctrl-C the one being graded runs to its end unmerged (a second Ctrl-C
+    stops it at once), and those not graded stay recorded as cancelled."""
     bar = ProgressBar(len(todo), progress)
     queued = time.time()
     records.update((student, Record(student=student, status="cancelled", queued=queued))
@@ -204,7 +205,7 @@ def _run_here(where: BatchLedger, kit: Kit, todo: dict[str, tuple[Submission, st
                 except Exception as exc:  # what would fail a Dask task fails this one only
                     outcome = (f"The grading failed: {exc}. Grade it again with --students "
                                f"{student}; if it fails again, nbgrader's log above says why.")
-            if interrupted:  # nbgrader's API took the Ctrl-C for a failure of the submission
+            if interrupted:  # what the submission's kernels made of the Ctrl-C is no grade
                 raise KeyboardInterrupt
             with _uninterrupted():  # merged and recorded, or neither
                 _settle(where, kit, writer, todo, records, bar, [(records[student], outcome)])
@@ -385,10 +386,12 @@ def _uninterrupted() -> Iterator[None]:
 
 @contextmanager
 def _noting_interrupts() -> Iterator[list[int]]:
-    """Ctrl-C interrupts the block as ever, and is also noted in the list it gives (where
-    Ctrl-C arrives): nbgrader's API, which swallows every exception, turns it into a
-    submission that failed. One that lands in a finalizer or a weakref's callback, where
-    Python would print it as a traceback and go on, is only noted."""
+    """A first Ctrl-C is only noted in the list it gives (where Ctrl-C arrives), and the block
+    runs on to its end: raised inside nbgrader's API it would land anywhere (in SQLAlchemy
+    closing a connection, which prints it as a traceback; in nbgrader, which takes it for a
+    submission that failed). A second one interrupts the block, and one of those that lands
+    in a finalizer or a weakref's callback, where Python would print it and go on, is only
+    noted."""
     caught: list[int] = []
     if not _ctrl_c_arrives():
         yield caught
@@ -396,7 +399,8 @@ def _noting_interrupts() -> Iterator[list[int]]:
 
     def note(number: int, frame) -> None:
         caught.append(number)
-        raise KeyboardInterrupt
+        if len(caught) > 1:
+            raise KeyboardInterrupt
 
     printing = sys.unraisablehook
 
