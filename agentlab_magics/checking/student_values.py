@@ -29,7 +29,11 @@ plus its place among them, which it writes LONG_BINGET with a last byte of 0x7f:
 finds one at C speed (text that happens to hold the same five bytes only costs a slower way)."""
 MARKS_CAP = 1 << 24
 MARKED = re.compile(rb"j[\x00-\xff]{3}\x7f")
-LONG4 = pickle.LONG4
+NOT_DATA = re.compile(b"[" + re.escape(pickle.LONG4 + pickle.EMPTY_SET + pickle.FROZENSET
+                                        + pickle.BYTEARRAY8) + b"]")
+"""The opcodes of what CPython's pickler writes without asking, but the judge refuses: an int
+longer than it reads (any LONG4), a set, a frozenset, a bytearray. Searched for in the bytes
+(text or a length that holds one of them only costs a slower way)."""
 SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 PIECE_CAP = 60 << 10
 """Bytes of one value's pickle, at most, to be joined into a message: a pickle framed in one
@@ -250,7 +254,8 @@ class Outgoing(Outbound):
         """`value`'s pickle when it is plain data (exact types) holding no int the judge would
         refuse; with `marked`, and no list or dict the judge handed over either (each met as a
         mark, `MARK_BASE`); else None. Nothing of the student's runs: its first object that is
-        not plain data stops the pickler before any method of it is asked."""
+        not plain data stops the pickler before any method of it is asked (the few it writes
+        unasked, NOT_DATA, are looked for after)."""
         handed = self.server.handed
         pickler = self.unmarked
         if marked and handed:
@@ -261,7 +266,7 @@ class Outgoing(Outbound):
                 pickler.mark(container for _, container in handed.values())
                 self.marks_of = self.server.handed_version
         body = pickler.pickled(value)
-        if body is None or LONG4 in body \
+        if body is None or NOT_DATA.search(body) is not None \
                 or (pickler is self.quick and MARKED.search(body) is not None):
             return None
         return body
