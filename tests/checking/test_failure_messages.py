@@ -67,3 +67,14 @@ def test_a_request_that_is_not_a_list_is_told_and_never_breaks_the_check(tmp_pat
     sent = [request for outcome in report.outcomes for request in outcome.requests or []]
     assert sent and all(request.shape == "(a NoneType, not a list)" for request in sent)
     assert "messages must be a list of message dicts, got NoneType" in sent[0].refused
+
+
+def test_a_set_where_a_dict_belongs_fails_with_the_kits_sentence(tmp_path):
+    """CPython's pickler writes a set without asking; it still reaches the test as the
+    student's object, and the test says what it is instead of the check breaking."""
+    harness = tmp_path / "harness.py"
+    harness.write_text(find_lab("lesson1").reference.replace(
+        'return {"role": "user", "content": text}', 'return {"role", "user", text}'))
+    report = run("lesson1", harness, only=["test_user_message_is_role_and_content"])
+    assert report.outcomes[0].outcome == "failed"
+    assert report.outcomes[0].message.startswith("What user_message returned is a set, not a dict")
