@@ -15,6 +15,7 @@ one test's crosses into the next but the handles lent.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,6 +152,30 @@ def public(value: Any) -> tuple[list[str], list[str]]:
     return methods, [name for name in names if name not in methods]
 
 
+def notes_only(value: Any) -> tuple[str, tuple[str, ...]] | None:
+    """For a judge function that only takes note (it sets `__takes_note__`: it returns None
+    and raises for no call its parameters accept), its name and its parameters, so the student
+    process binds a call's arguments to them itself and tells it without waiting for an answer;
+    None for any other object, and for one whose parameters are not all plain ones (no
+    default, no *args, no keyword-only)."""
+    if getattr(value, "__takes_note__", False) is not True:
+        return None
+    parameters = inspect.signature(value).parameters.values()
+    if any(parameter.kind is not parameter.POSITIONAL_OR_KEYWORD
+           or parameter.default is not parameter.empty for parameter in parameters):
+        return None
+    return value.__name__, tuple(parameter.name for parameter in parameters)
+
+
+def note(target: Any, args: list) -> None:
+    """Tell the judge's function `target` the arguments of a call that only takes note
+    (TypeError when it does not only take note, or they are not one for each parameter)."""
+    told = notes_only(target)
+    if told is None or len(args) != len(told[1]):
+        raise TypeError("a call that only takes note, to an object that does not")
+    target(*args)
+
+
 NAMED_TWICE = object()
 """Stands, in a call's message, after its arguments, for whether writing them named one list or
 dict twice among the calls running (`Outgoing.stranger`)."""
@@ -194,7 +219,7 @@ class Outgoing(Outbound):
             return ("$v", *made_of)
         methods, attributes = public(value)
         return ("$h", self.bridge.lend(value), type_name(value), callable(value),
-                tuple(methods), tuple(attributes))
+                tuple(methods), tuple(attributes), notes_only(value))
 
 
 class _Pending:

@@ -39,6 +39,7 @@ from agentlab_magics.checking.bridge import (
     NotATree,
     TooDeep,
     call_lent,
+    note,
     read_lent,
 )
 from agentlab_magics.checking.clock import Clock
@@ -70,6 +71,7 @@ from agentlab_magics.checking.protocol.messages import (
     Raised,
     Read,
     Spun,
+    Tell,
     Value,
 )
 from agentlab_magics.checking.protocol.printed import Printed
@@ -263,10 +265,11 @@ class StudentProcess:
                 self.kill()
 
     def answer(self, said: Any) -> None:
-        """Answer the student process's call of a handle, or its read of one."""
+        """Answer the student process's call of a handle, or its read of one; a call that only
+        takes note (`Tell`) is made and not answered."""
         if isinstance(said, Cap) and self.bridge.scopes:  # only a call's lists grow past a cap
             raise RecordCap(record_too_long(said.length), said.length, said.edges)
-        if not isinstance(said, (Ask, Read)):
+        if not isinstance(said, (Ask, Tell, Read)):
             raise self.broken(Unreadable(f"The process that runs your code said {said.k!r} "
                                          "where the checker waited for an answer."))
         self.callbacks += 1
@@ -276,6 +279,14 @@ class StudentProcess:
                 f"{CALLBACK_CAP:,} times in one test, and the check stopped it (a correct run "
                 "makes a few dozen calls): look for a loop that never ends.")
         target = self.bridge.lent(said.h)
+        if isinstance(said, Tell):  # nothing is answered: the code went on at once
+            try:
+                return note(target, said.a)
+            except TypeError:
+                raise self.broken(Unreadable(
+                    "The process that runs your code told one of the checker's objects "
+                    "something without waiting for its answer, which that object does not "
+                    "take.")) from None
         try:
             result = (call_lent(target, said.m, said.a, said.kw) if isinstance(said, Ask)
                       else read_lent(target, said.n))

@@ -34,11 +34,12 @@ from agentlab_magics.checking.own_code import looping_line, made_elsewhere, own_
 from agentlab_magics.checking.protocol import VERSION
 from agentlab_magics.checking.protocol.caps import PROBE_EVERY, RECORD_EDGE
 from agentlab_magics.checking.protocol.described import described, rebuilt
-from agentlab_magics.checking.protocol.frames import Reader, write_frame
+from agentlab_magics.checking.protocol.frames import Reader, frame_of, write_frame
 from agentlab_magics.checking.protocol.printed import Printed
 from agentlab_magics.checking.student_values import (
     Handle,
     Incoming,
+    Notes,
     Outgoing,
     handle_class,
     handle_number,
@@ -47,6 +48,7 @@ from agentlab_magics.checking.unchanged import Snapshots
 from agentlab_magics.lab.caps import RECORD_CAP
 from agentlab_magics.lab.drive import drive
 
+TOLD_CAP = 64 << 10  # bytes of calls told (`Server.tell`) that wait for the next message, at most
 LOOK_GAP = 0.005  # seconds of CPU time a look must be after the last to be a look of its own
 
 
@@ -97,6 +99,7 @@ class Server:
         self.handed: dict[int, tuple[int, Any]] = {}
         """Every list and dict the calls running were handed, by id: (its reference, itself)."""
         self.handed_version = 0  # counts the changes to `handed`
+        self.told = b""  # the frames of calls told (`tell`), not sent yet
         self.exported: dict[int, Any] = {}
         self.export_ids: dict[int, int] = {}
         self.handles: dict[int, Handle] = {}
@@ -116,16 +119,27 @@ class Server:
         """Send `message` with what was printed and the lists and dicts of the calls still
         running: each list or dict of the judge's with its contents once, named alone wherever
         else it stands."""
+        body = self.encoded(message)
+        with self.writing:
+            self.write(body)
+        self.answer_waiting_stop()
+
+    def encoded(self, message: dict) -> bytes:
+        """`message` as bytes, with what was printed and the lists and dicts of the calls
+        still running."""
         message["out"] = out = self.output.take()
         message["sync"] = [value for call in self.calls for value in call.synced]
-        with self.writing:
-            try:
-                body = self.outgoing.encode(message)
-            except BaseException:
-                self.output.printed.keep(out)  # said with the message that goes instead
-                raise
-            write_frame(self.write_fd, body)
-        self.answer_waiting_stop()
+        try:
+            return self.outgoing.encode(message)
+        except BaseException:
+            self.output.printed.keep(out)  # said with the message that goes instead
+            raise
+
+    def write(self, body: bytes) -> None:
+        """Send a message's bytes, after the calls told and not sent yet (`tell`), in one
+        write (the caller holds `writing`)."""
+        told, self.told = self.told, b""
+        write_frame(self.write_fd, body, before=told)
 
     def receive(self) -> dict:
         self.incoming.arriving, self.incoming.plain = [], True
@@ -225,6 +239,21 @@ class Server:
         return self.converse({"k": "call", "h": ident, "m": method, "a": list(args),
                               "kw": dict(kwargs)})
 
+    def tell(self, handle: Handle, args: tuple) -> None:
+        """Call the judge's function `handle` stands for, which only takes note, with `args`
+        (bound to its parameters already): nothing is answered, so nothing is waited for, and
+        the message goes with the next one this process sends (the judge reads them in
+        order, each with the lists as they were when it was made), or now when TOLD_CAP bytes
+        would wait."""
+        with self.talk:
+            body = self.encoded({"k": "tell", "h": object.__getattribute__(handle, "_ident"),
+                                 "a": list(args)})
+            with self.writing:
+                if len(self.told) + len(body) > TOLD_CAP:
+                    self.write(body)
+                else:
+                    self.told += frame_of(body)
+
     def read(self, handle: Handle, name: str) -> Any:
         return self.converse({"k": "get", "h": object.__getattribute__(handle, "_ident"),
                               "n": name})
@@ -252,10 +281,11 @@ class Server:
         return ident
 
     def handle(self, ident: int, name: str = "", is_callable: bool = False,
-               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = ()) -> Handle:
+               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = (),
+               notes: Notes | None = None) -> Handle:
         """The handle of the judge's object `ident`: its kind told the first time it crosses."""
         if ident not in self.handles:
-            kind = handle_class(name, methods, attributes, is_callable)
+            kind = handle_class(name, methods, attributes, is_callable, notes)
             self.handles[ident] = kind(ident, self)
         return self.handles[ident]
 
@@ -273,7 +303,7 @@ class Server:
                     if not self.writing.acquire(blocking=False):
                         return
                     edges = value[:RECORD_EDGE] + value[-RECORD_EDGE:]
-                    write_frame(self.write_fd, self.outgoing.encode(
+                    self.write(self.outgoing.encode(
                         {"k": "cap", "length": len(value), "edges": edges, "out": "",
                          "sync": []}))
                     os._exit(3)
@@ -321,7 +351,7 @@ class Server:
                         value for call in self.calls for value in call.synced]})
                 except Exception:  # a value the code made that cannot be sent: the line alone
                     body = None
-            write_frame(self.write_fd, body or self.outgoing.encode(said))
+            self.write(body or self.outgoing.encode(said))
         finally:
             self.writing.release()
         self.answer_waiting_stop()

@@ -6,6 +6,7 @@ protocol.
 
 from __future__ import annotations
 
+import keyword
 import pickle
 import re
 import sys
@@ -68,7 +69,8 @@ class Side(Protocol):
         ...
 
     def handle(self, ident: int, name: str = "", is_callable: bool = False,
-               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = ()) -> Handle:
+               methods: tuple[str, ...] = (), attributes: tuple[str, ...] = (),
+               notes: Notes | None = None) -> Handle:
         ...
 
 
@@ -76,6 +78,9 @@ class Asker(Protocol):
     """What a handle asks the judge through: the student process's server."""
 
     def ask(self, handle: Handle, method: str, args: tuple, kwargs: dict) -> Any:
+        ...
+
+    def tell(self, handle: Handle, args: tuple) -> None:
         ...
 
     def read(self, handle: Handle, name: str) -> Any:
@@ -116,19 +121,42 @@ def _call(self: Handle, *args: Any, **kwargs: Any) -> Any:
     return _ask(self, "__call__", args, kwargs)
 
 
+Notes = tuple[str, tuple[str, ...]]
+"""A judge function that only takes note: its name and its parameters (`bridge.notes_only`)."""
+
+
+def _noting(notes: Notes) -> Callable[..., None]:
+    """The __call__ of a handle whose judge function only takes note: the call's arguments
+    bound here to its parameters, as its own would bind them (a call they do not take raises
+    the same TypeError, here), and told to the judge without waiting; None, as it returns."""
+    name, parameters = notes
+    if not all(word.isidentifier() and not keyword.iskeyword(word)
+               for word in (name, *parameters)):
+        return _call
+    scope: dict[str, Any] = {}
+    exec(f"def {name}({', '.join(parameters)}):\n"  # identifiers alone (checked above)
+         f"    return ({''.join(f'{word}, ' for word in parameters)})\n", scope)
+    bound = scope[name]
+
+    def tell(self: Handle, *args: Any, **kwargs: Any) -> None:
+        object.__getattribute__(self, "_asker").tell(self, bound(*args, **kwargs))
+
+    return tell
+
+
 _handle_classes: dict[tuple, type] = {}
 
 
 def handle_class(name: str, methods: tuple[str, ...], attributes: tuple[str, ...],
-                 is_callable: bool) -> type:
+                 is_callable: bool, notes: Notes | None = None) -> type:
     """The class of the handles of one kind of judge object, named as its class is."""
-    key = (name, methods, attributes, is_callable)
+    key = (name, methods, attributes, is_callable, notes)
     if key not in _handle_classes:
         namespace: dict[str, Any] = {"__slots__": (), "__module__": "agentlab.judge"}
         namespace.update({method: _method(method) for method in methods})
         namespace.update({attribute: _attribute(attribute) for attribute in attributes})
         if is_callable:
-            namespace["__call__"] = _call
+            namespace["__call__"] = _call if notes is None else _noting(notes)
         _handle_classes[key] = type(name, (Handle,), namespace)
     return _handle_classes[key]
 

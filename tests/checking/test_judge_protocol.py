@@ -21,6 +21,7 @@ from agentlab_magics.checking.runner import run
 from agentlab_magics.checking.stand_ins import Foreign, Remote, description_of
 from agentlab_magics.checking.stopped import Ended, OutOfTime, Unreadable
 from agentlab_magics.course import find_lab
+from agentlab_magics.course.labtests.kit import takes_note
 
 FAKE = '''
 import io, os, pickle, struct, sys
@@ -204,6 +205,17 @@ def nap(seconds):
 def unplain(items):
     items.append({1})
     return {2}, [frozenset({3}), bytearray(b"x")]
+
+def noting(listener, items):
+    first = listener("a")
+    items.append(1)
+    listener(event="b")
+    try:
+        listener(1, 2)
+    except TypeError as exc:
+        wrong = str(exc)
+    listener("c")
+    return first, wrong
 '''
 SPIN_LINE = ECHO.splitlines().index("def spin():") + 2  # its `while True:`
 
@@ -212,8 +224,8 @@ SPIN_LINE = ECHO.splitlines().index("def spin():") + 2  # its `while True:`
 def student():
     process = StudentProcess.local()
     process.load(ECHO, "<echo>", "echo",
-                 ["echo", "appender", "maker", "unplain", "caller", "spin", "shown", "nap"], [],
-                 10.0)
+                 ["echo", "appender", "maker", "unplain", "noting", "caller", "spin", "shown",
+                  "nap"], [], 10.0)
     process.begin(10.0)
     yield process
     process.kill()
@@ -398,6 +410,62 @@ def test_a_set_a_frozenset_and_a_bytearray_stand_here_by_their_types(student):
                                                               "set"]
     assert all(isinstance(value, Foreign) for value in strangers)
     assert student.call("echo", (1,), {}) == ((1,), {})
+
+
+def test_a_function_that_only_takes_note_is_told_one_way(student, monkeypatch):
+    """The code calls a test's function that only takes note (`takes_note`) without waiting:
+    the judge answers none of its calls, and they reach it with the call's answer, in one
+    read, yet it hears each in order with the lists as they stood; it returns None, and a
+    call its parameters do not take raises their TypeError in the code."""
+    items: list = []
+    heard = []
+
+    def listener(event):
+        heard.append((event, list(items)))
+
+    sent, reads = [], []
+    send, fill = StudentProcess.send, frames.Reader._fill
+    monkeypatch.setattr(StudentProcess, "send", lambda self, body: sent.append(1) or send(
+        self, body))
+    monkeypatch.setattr(frames.Reader, "_fill", lambda self, deadline: reads.append(1) or fill(
+        self, deadline))
+    first, wrong = student.call("noting", (takes_note(listener), items), {})
+    assert heard == [("a", []), ("b", [1]), ("c", [1])]
+    assert first is None and wrong == "listener() takes 1 positional argument but 2 were given"
+    assert len(sent) == 1  # the call itself: no call of the listener was answered
+    assert len(reads) == 1  # the three told came with the answer
+
+
+def test_a_call_that_only_takes_note_to_an_object_that_does_not_is_refused():
+    report = run("lesson1", "", source="pass\n", timeout=30, only=[
+        "test_chat_keeps_both_messages_in_the_callers_list"], launch=lambda: StudentProcess.start(
+            fake('''
+        model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
+        say({"k": "tell", "h": model["$h"], "a": []})
+        hear()
+    ''')))
+    assert first(report).outcome == "error"
+    assert "something without waiting for its answer, which that object does not take" in \
+        first(report).message
+
+
+def test_a_flood_of_calls_that_only_take_note_is_cut_with_a_sentence():
+    report = run("lesson7", "", source="pass\n", timeout=30, only=[
+        "test_two_turns_tell_their_events_in_order"], launch=lambda: StudentProcess.start(
+            fake('''
+        listener = message["kw"]["listener"]["$h"]
+        say({"k": "tell", "h": listener, "a": [1, 2]})  # not one for each parameter
+        hear()
+    ''')))
+    assert "which that object does not take" in first(report).message
+    report = run("lesson7", "", source="pass\n", timeout=30, only=[
+        "test_two_turns_tell_their_events_in_order"], launch=lambda: StudentProcess.start(
+            fake('''
+        listener = message["kw"]["listener"]["$h"]
+        while True:
+            say({"k": "tell", "h": listener, "a": [{"type": "run_start"}]})
+    ''')))
+    assert f"{CALLBACK_CAP:,} times in one test" in first(report).message
 
 
 def test_a_test_that_ended_leaves_the_student_process_none_of_its_objects(student):

@@ -8,5 +8,5 @@ imports them and starts without pydantic; `messages` checks what a student proce
 judge's side alone.
 """
 
-VERSION = 3
+VERSION = 4
 """The protocol's version: the student process says it first, and the judge refuses another."""

@@ -14,6 +14,9 @@ functions here, and what a student process may say, checked here before anything
                       {"k": "value", "v"} / {"k": "raised", "e"}: the answer to a load or call
                       {"k": "call", "h", "m", "a", "kw"} / {"k": "get", "h", "n"}: the code
                       used a handle (an object of the judge's), and waits for the answer
+                      {"k": "tell", "h", "a"}: the code called a handle whose object only
+                      takes note (`bridge.notes_only`), its arguments bound to its
+                      parameters; nothing is answered, and the code goes on at once
                       {"k": "cap", "length", "edges"}: a list the judge handed over grew past
                       RECORD_CAP; the student process then exits
                       {"k": "spun", "line"}: on SIGUSR1 (a glance's question), the line of
@@ -95,6 +98,14 @@ class Ask(_FromStudent):
     kw: dict[str, Any]
 
 
+class Tell(_FromStudent):
+    """The code calls one of the judge's objects that only takes note: no answer is awaited."""
+
+    k: Literal["tell"]
+    h: int
+    a: list[Any]
+
+
 class Read(_FromStudent):
     """The code reads an attribute of one of the judge's objects."""
 
@@ -121,7 +132,7 @@ class Spun(_FromStudent):
     final: bool = False
 
 
-FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Read | Cap | Spun,
+FromStudent = Annotated[Hello | Loaded | Value | Raised | Ask | Tell | Read | Cap | Spun,
                         Field(discriminator="k")]
 FROM_STUDENT: TypeAdapter[Any] = TypeAdapter(FromStudent)
 

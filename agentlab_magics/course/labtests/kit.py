@@ -11,7 +11,7 @@ bool(), len(), `in` and [] however it likes, so it must never reach them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agentlab_magics import lab
@@ -196,6 +196,15 @@ def settle(value: Any) -> Any:
         return asyncio.run(lab.drive(value))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, lab.drive(value)).result()
+
+
+def takes_note(function: Callable[..., None]) -> Callable[..., None]:
+    """`function`, marked as one that only takes note: it returns None and raises for no call
+    its parameters accept (plain ones: no default, no *args). The checker then lets the
+    student's code call it without waiting for an answer (a message one way, not a round
+    trip); a call its parameters do not take still raises their TypeError in the code."""
+    function.__takes_note__ = True  # type: ignore[attr-defined]
+    return function
 
 
 def files_tool(files: dict[str, str], name: str = "read") -> dict:

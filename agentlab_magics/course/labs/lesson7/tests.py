@@ -21,6 +21,7 @@ from agentlab_magics.course.labtests.kit import (
     plain,
     run,
     said,
+    takes_note,
 )
 
 CONFIG = {"config.py": "PORT = 9090\n"}
@@ -41,7 +42,7 @@ class Watcher:
         def listener(event: object) -> None:
             told.append((event, list.__len__(messages)))
 
-        self.listener = listener
+        self.listener = takes_note(listener)
 
     def entries(self) -> list[tuple[object, int]]:
         """(event, record length) as the listener kept them; anything else put in its list
