@@ -15,7 +15,6 @@ one test's crosses into the next but the handles lent.
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,18 +152,12 @@ def public(value: Any) -> tuple[list[str], list[str]]:
 
 
 def notes_only(value: Any) -> tuple[str, tuple[str, ...]] | None:
-    """For a judge function that only takes note (it sets `__takes_note__`: it returns None
-    and raises for no call its parameters accept), its name and its parameters, so the student
-    process binds a call's arguments to them itself and tells it without waiting for an answer;
-    None for any other object, and for one whose parameters are not all plain ones (no
-    default, no *args, no keyword-only)."""
-    if getattr(value, "__takes_note__", False) is not True:
-        return None
-    parameters = inspect.signature(value).parameters.values()
-    if any(parameter.kind is not parameter.POSITIONAL_OR_KEYWORD
-           or parameter.default is not parameter.empty for parameter in parameters):
-        return None
-    return value.__name__, tuple(parameter.name for parameter in parameters)
+    """For a judge function that only takes note (`kit.takes_note` set its `__takes_note__`
+    to its name and its parameters: it returns None and raises for no call they accept),
+    those, so the student process binds a call's arguments to them itself and tells it without
+    waiting for an answer; None for any other object."""
+    told = getattr(value, "__takes_note__", None)
+    return told if type(told) is tuple else None
 
 
 def note(target: Any, args: list) -> None:

@@ -11,6 +11,7 @@ bool(), len(), `in` and [] however it likes, so it must never reach them.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -200,10 +201,16 @@ def settle(value: Any) -> Any:
 
 def takes_note(function: Callable[..., None]) -> Callable[..., None]:
     """`function`, marked as one that only takes note: it returns None and raises for no call
-    its parameters accept (plain ones: no default, no *args). The checker then lets the
-    student's code call it without waiting for an answer (a message one way, not a round
-    trip); a call its parameters do not take still raises their TypeError in the code."""
-    function.__takes_note__ = True  # type: ignore[attr-defined]
+    its parameters accept (plain ones: no default, no *args, none keyword-only). The checker
+    then lets the student's code call it without waiting for an answer (a message one way,
+    not a round trip); a call its parameters do not take still raises their TypeError in the
+    code."""
+    parameters = inspect.signature(function).parameters.values()
+    if any(parameter.kind is not parameter.POSITIONAL_OR_KEYWORD
+           or parameter.default is not parameter.empty for parameter in parameters):
+        raise ValueError(f"{function.__name__} takes parameters a call told one way cannot")
+    function.__takes_note__ = (  # type: ignore[attr-defined]
+        function.__name__, tuple(parameter.name for parameter in parameters))
     return function
 
 
