@@ -110,8 +110,12 @@ def ipytest_shell(lab, module):
         namespace[test.name] = test.function
     namespace["__file__"] = "bench_notebook.py"
 
+    # a notebook's folder, as a course team's: this repository's pytest configuration (its
+    # addopts start xdist's workers at every run) is no part of what ipytest costs
+    folder = tempfile.mkdtemp(prefix="bench-ipytest-")
+
     def quietly() -> None:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.chdir(folder):
             ipytest.run("-q", "-p", "no:cacheprovider")
 
     return quietly
