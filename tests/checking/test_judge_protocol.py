@@ -89,6 +89,16 @@ def first(report):
     return report.outcomes[0]
 
 
+def one_test(lab_id: str, name: str, call: str):
+    """The report of `lab_id`'s test `name` against the fake student process."""
+    return run(lab_id, "", source="pass\n", timeout=30, only=[name],
+               launch=lambda: StudentProcess.start(fake(call)))
+
+
+CHAT = "test_chat_keeps_both_messages_in_the_callers_list"  # lesson1's: a model handed over
+EVENTS = "test_two_turns_tell_their_events_in_order"  # lesson7's: a listener handed over
+
+
 def test_a_frame_over_the_cap_is_refused_in_a_sentence_and_the_next_test_runs():
     report = check(f"""
         os.write(out, struct.pack("<I", {FRAME_CAP + 1}))
@@ -147,14 +157,12 @@ def test_a_process_that_dies_mid_test_fails_that_test_and_a_fresh_one_goes_on():
 
 
 def test_a_flood_of_calls_back_is_cut_with_a_sentence():
-    report = run("lesson1", "", source="pass\n", timeout=30, only=[
-        "test_chat_keeps_both_messages_in_the_callers_list"], launch=lambda: StudentProcess.start(
-            fake('''
+    report = one_test("lesson1", CHAT, '''
         model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
         while True:
             say({"k": "get", "h": model["$h"], "n": "max_calls"})
             hear()
-    ''')))
+    ''')
     assert f"{CALLBACK_CAP:,} times in one test" in first(report).message
 
 
@@ -437,34 +445,31 @@ def test_a_function_that_only_takes_note_is_told_one_way(student, monkeypatch):
 
 
 def test_a_call_that_only_takes_note_to_an_object_that_does_not_is_refused():
-    report = run("lesson1", "", source="pass\n", timeout=30, only=[
-        "test_chat_keeps_both_messages_in_the_callers_list"], launch=lambda: StudentProcess.start(
-            fake('''
+    report = one_test("lesson1", CHAT, '''
         model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
         say({"k": "tell", "h": model["$h"], "a": []})
         hear()
-    ''')))
+    ''')
     assert first(report).outcome == "error"
     assert "something without waiting for its answer, which that object does not take" in \
         first(report).message
 
 
-def test_a_flood_of_calls_that_only_take_note_is_cut_with_a_sentence():
-    report = run("lesson7", "", source="pass\n", timeout=30, only=[
-        "test_two_turns_tell_their_events_in_order"], launch=lambda: StudentProcess.start(
-            fake('''
+def test_a_call_that_only_takes_note_with_other_arguments_is_refused():
+    report = one_test("lesson7", EVENTS, '''
         listener = message["kw"]["listener"]["$h"]
         say({"k": "tell", "h": listener, "a": [1, 2]})  # not one for each parameter
         hear()
-    ''')))
+    ''')
     assert "which that object does not take" in first(report).message
-    report = run("lesson7", "", source="pass\n", timeout=30, only=[
-        "test_two_turns_tell_their_events_in_order"], launch=lambda: StudentProcess.start(
-            fake('''
+
+
+def test_a_flood_of_calls_that_only_take_note_is_cut_with_a_sentence():
+    report = one_test("lesson7", EVENTS, '''
         listener = message["kw"]["listener"]["$h"]
         while True:
             say({"k": "tell", "h": listener, "a": [{"type": "run_start"}]})
-    ''')))
+    ''')
     assert f"{CALLBACK_CAP:,} times in one test" in first(report).message
 
 
