@@ -89,9 +89,10 @@ def first(report):
     return report.outcomes[0]
 
 
-def one_test(lab_id: str, name: str, call: str):
-    """The report of `lab_id`'s test `name` against the fake student process."""
-    return run(lab_id, "", source="pass\n", timeout=30, only=[name],
+def one_test(lab_id: str, name: str, call: str, timeout: float = 30.0):
+    """The report of `lab_id`'s test `name` against a fake student process whose every call
+    does `call`."""
+    return run(lab_id, "", source="pass\n", timeout=timeout, only=[name],
                launch=lambda: StudentProcess.start(fake(call)))
 
 
@@ -157,12 +158,12 @@ def test_a_process_that_dies_mid_test_fails_that_test_and_a_fresh_one_goes_on():
 
 
 def test_a_flood_of_calls_back_is_cut_with_a_sentence():
-    report = one_test("lesson1", CHAT, '''
+    report = chat_check('''
         model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
         while True:
             say({"k": "get", "h": model["$h"], "n": "max_calls"})
             hear()
-    ''')
+    ''', timeout=30)
     assert f"{CALLBACK_CAP:,} times in one test" in first(report).message
 
 
@@ -445,7 +446,7 @@ def test_a_function_that_only_takes_note_is_told_one_way(student, monkeypatch):
 
 
 def test_a_call_that_only_takes_note_to_an_object_that_does_not_is_refused():
-    report = one_test("lesson1", CHAT, '''
+    report = chat_check('''
         model = next(a for a in message["a"] if type(a) is dict and "$h" in a)
         say({"k": "tell", "h": model["$h"], "a": []})
         hear()
@@ -552,13 +553,9 @@ def test_the_reference_checked_twice_in_a_row_passes_both_times():
 
 # -- what the red team sent (each a fake student process, or a harness) ---------------------
 
-CHAT = "test_chat_keeps_both_messages_in_the_callers_list"
-
-
 def chat_check(call: str, timeout: float = 5.0):
     """lesson 1's chat test against a fake whose chat does `call`."""
-    return run("lesson1", "", source="pass\n", timeout=timeout, only=[CHAT],
-               launch=lambda: StudentProcess.start(fake(call)))
+    return one_test("lesson1", CHAT, call, timeout)
 
 
 def test_a_list_made_to_hold_itself_is_refused_and_left_as_it_was():
