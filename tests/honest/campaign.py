@@ -227,6 +227,11 @@ class Campaign:
         self._tmpdir = os.environ.get("TMPDIR")
         os.environ["TMPDIR"] = str(folder / "tmp")
         (folder / "tmp").mkdir()
+        # The kernels' environment, read here: the kernels start on a thread of their own,
+        # while pytest sets and removes PYTEST_CURRENT_TEST on this one (a copy made there
+        # met a key gone between its listing and its reading: KeyError)
+        self.environment = {key: value for key, value in os.environ.items()
+                            if key != "PYTEST_CURRENT_TEST"}
         self.pool = ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=os.nice, initargs=(WORKERS_NICE,))
         self.cli: dict[tuple[str, str], Future] = {}
@@ -356,7 +361,7 @@ class Campaign:
         client = NotebookClient(notebook, kernel_name="python3", timeout=120,
                                 allow_errors=True,
                                 resources={"metadata": {"path": str(folder)}})
-        await client.async_execute(env={**os.environ,
+        await client.async_execute(env={**self.environment,
                                         "AGENTLAB_PROGRESS": str(folder / "progress.json")})
         nbformat.write(notebook, folder / "checks.ipynb")
         return notebook
