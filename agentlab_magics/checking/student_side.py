@@ -253,6 +253,7 @@ class Server:
                     self.write(body)
                 else:
                     self.told += frame_of(body)
+        self.answer_waiting_stop()
 
     def read(self, handle: Handle, name: str) -> Any:
         return self.converse({"k": "get", "h": object.__getattribute__(handle, "_ident"),
